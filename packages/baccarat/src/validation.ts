@@ -1,0 +1,151 @@
+import { BANKER_MODES, isBetType, type BankerMode, type BetType } from './bets.js';
+import { isValidStake } from './settlement.js';
+import type { TableRules } from './table.js';
+
+/** Stable codes of every reason a bet can be refused. */
+export type BetRejectionCode =
+  | 'UNKNOWN_BET'
+  | 'BET_NOT_OFFERED'
+  | 'BET_PAST_MAX_ROUND'
+  | 'INVALID_AMOUNT'
+  | 'BET_BELOW_MIN'
+  | 'BET_ABOVE_MAX'
+  | 'BET_DIFFERENCE_LIMIT'
+  | 'INVALID_SEAT'
+  | 'BANKER_MODE_NOT_OFFERED';
+
+export class BetRejectedError extends Error {
+  constructor(
+    readonly code: BetRejectionCode,
+    message: string,
+    /** The field of the bet that was wrong. */
+    readonly field: 'type' | 'amount' | 'seat' | 'bankerMode',
+  ) {
+    super(message);
+    this.name = 'BetRejectedError';
+  }
+}
+
+/** A bet as a player proposes it: nothing in it is trusted yet. */
+export interface ProposedBet {
+  readonly type: string;
+  readonly amount: unknown;
+  readonly bankerMode?: string | undefined;
+  readonly seat?: number | null | undefined;
+}
+
+/** A bet that passed validation. */
+export interface ValidBet {
+  readonly type: BetType;
+  readonly amount: number;
+  /** Present on Banker bets only. */
+  readonly bankerMode?: BankerMode;
+  readonly seat: number | null;
+}
+
+/** A player's stakes already placed in the round, by bet type (minor units). */
+export type RoundStakes = Readonly<Partial<Record<BetType, number>>>;
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}
+
+function validateOne(rules: TableRules, roundNumber: number, bet: ProposedBet): ValidBet {
+  if (!isBetType(bet.type)) {
+    throw new BetRejectedError('UNKNOWN_BET', `unknown bet type "${bet.type}"`, 'type');
+  }
+  const type = bet.type;
+  const limit = rules.bets[type];
+  if (limit === undefined) {
+    throw new BetRejectedError('BET_NOT_OFFERED', `this table does not offer "${type}"`, 'type');
+  }
+  if (limit.maxRound !== null && roundNumber > limit.maxRound) {
+    throw new BetRejectedError(
+      'BET_PAST_MAX_ROUND',
+      `"${type}" is offered up to round ${limit.maxRound} of a shoe; this is round ${roundNumber}`,
+      'type',
+    );
+  }
+  if (!isValidStake(bet.amount)) {
+    throw new BetRejectedError(
+      'INVALID_AMOUNT',
+      `amount must be a positive integer number of minor units, got ${describe(bet.amount)}`,
+      'amount',
+    );
+  }
+  const seat = bet.seat ?? null;
+  if (rules.seats === null) {
+    if (seat !== null)
+      throw new BetRejectedError('INVALID_SEAT', 'this table has no seats', 'seat');
+  } else if (seat === null || !Number.isInteger(seat) || seat < 1 || seat > rules.seats) {
+    throw new BetRejectedError(
+      'INVALID_SEAT',
+      `seat must be a number from 1 to ${rules.seats}`,
+      'seat',
+    );
+  }
+  if (type !== 'banker') return { type, amount: bet.amount, seat };
+  const bankerMode = bet.bankerMode ?? rules.bankerModes[0];
+  if (
+    bankerMode === undefined ||
+    !(BANKER_MODES as readonly string[]).includes(bankerMode) ||
+    !rules.bankerModes.includes(bankerMode as BankerMode)
+  ) {
+    throw new BetRejectedError(
+      'BANKER_MODE_NOT_OFFERED',
+      `banker mode "${String(bet.bankerMode)}" is not offered; this table offers ${rules.bankerModes.join(', ')}`,
+      'bankerMode',
+    );
+  }
+  return { type, amount: bet.amount, bankerMode: bankerMode as BankerMode, seat };
+}
+
+/**
+ * Validates bets a player places together (one bet, or a rebet's set) against the table rules,
+ * the round number in the shoe and what the player already staked this round. Limits apply to
+ * the player's total per bet type after the bets; with a Player/Banker difference limit, the
+ * `player` and `banker` maximum applies to the difference between those two totals instead.
+ * Throws `BetRejectedError` with a stable code; returns the validated bets otherwise.
+ */
+export function validateBets(
+  rules: TableRules,
+  roundNumber: number,
+  existing: RoundStakes,
+  bets: readonly ProposedBet[],
+): ValidBet[] {
+  const valid = bets.map((bet) => validateOne(rules, roundNumber, bet));
+  const totals: Partial<Record<BetType, number>> = { ...existing };
+  for (const bet of valid) totals[bet.type] = (totals[bet.type] ?? 0) + bet.amount;
+
+  const difference = rules.playerBankerDifferenceLimit;
+  for (const type of new Set(valid.map((bet) => bet.type))) {
+    const total = totals[type] ?? 0;
+    const limit = rules.bets[type]!;
+    if (total < limit.min) {
+      throw new BetRejectedError(
+        'BET_BELOW_MIN',
+        `"${type}" total ${total} would be below the table minimum ${limit.min}`,
+        'amount',
+      );
+    }
+    const hedged = difference !== null && (type === 'player' || type === 'banker');
+    if (!hedged && total > limit.max) {
+      throw new BetRejectedError(
+        'BET_ABOVE_MAX',
+        `"${type}" total ${total} would exceed the table maximum ${limit.max}`,
+        'amount',
+      );
+    }
+  }
+  if (difference !== null && valid.some((bet) => bet.type === 'player' || bet.type === 'banker')) {
+    const gap = Math.abs((totals.player ?? 0) - (totals.banker ?? 0));
+    if (gap > difference) {
+      throw new BetRejectedError(
+        'BET_DIFFERENCE_LIMIT',
+        `the difference between Player (${totals.player ?? 0}) and Banker (${totals.banker ?? 0}) stakes would be ${gap}, over the limit ${difference}`,
+        'amount',
+      );
+    }
+  }
+  return valid;
+}
