@@ -1,1 +1,2 @@
-export {};
+export { run, COMMANDS } from './cli.js';
+export type { Command, CommandIo } from './io.js';

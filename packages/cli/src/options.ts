@@ -1,0 +1,31 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './io.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** Parses command options strictly: an unknown option or a missing value is a UsageError. */
+export function parseOptions<const T extends Options>(args: readonly string[], options: T) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** An integer option within [min, max], or the fallback when absent. */
+export function integerOption(
+  name: string,
+  value: string | undefined,
+  { min, max, fallback }: { min: number; max: number; fallback?: number },
+): number {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${name} is required`);
+    return fallback;
+  }
+  const normalized = value.replace(/_/g, '');
+  const parsed = /^\d+$/.test(normalized) ? Number(normalized) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}, got "${value}"`);
+  }
+  return parsed;
+}
