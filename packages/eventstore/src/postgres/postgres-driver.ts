@@ -1,0 +1,164 @@
+import pg from 'pg';
+import type { QueryResult, SqlDriver, SqlExecutor, SubscriptionSession } from '../sql/driver.js';
+import { notifyChannel } from '../sql/schema-name.js';
+
+export interface PostgresDriverOptions {
+  readonly connectionString: string;
+  readonly schema: string;
+  /** Pool size for appends and reads (subscriptions use their own connection each). */
+  readonly maxConnections?: number;
+  readonly applicationName?: string;
+}
+
+type Queryable = Pick<pg.ClientBase, 'query'>;
+
+async function run<Row>(
+  client: Queryable,
+  text: string,
+  params?: readonly unknown[],
+): Promise<QueryResult<Row>> {
+  const result = await client.query(text, params as unknown[] | undefined);
+  return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+}
+
+function executor(client: Queryable): SqlExecutor {
+  return {
+    query: (text, params) => run(client, text, params),
+    exec: async (script) => {
+      // Without parameters pg uses the simple protocol, which runs several statements.
+      await client.query(script);
+    },
+  };
+}
+
+/**
+ * Advisory lock key of a lease: 64 bits of md5, so two subscription names practically never share
+ * a lock (hashtext's 32 bits would collide at a few tens of thousands of names).
+ */
+const LEASE_KEY_SQL = `('x' || substr(md5($1::text), 1, 16))::bit(64)::bigint`;
+
+/** The `pg` driver: a pool for appends and reads, one dedicated client per subscription. */
+export class PostgresDriver implements SqlDriver {
+  readonly notifiesOnAppend = true;
+  readonly #pool: pg.Pool;
+  readonly #options: PostgresDriverOptions;
+  readonly #sessions = new Set<PostgresSubscriptionSession>();
+
+  constructor(options: PostgresDriverOptions) {
+    this.#options = options;
+    this.#pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.maxConnections ?? 10,
+      application_name: options.applicationName ?? 'croupier-eventstore',
+    });
+    // An idle client that loses its connection is discarded by the pool; without a listener the
+    // 'error' event would crash the process.
+    this.#pool.on('error', () => undefined);
+  }
+
+  query<Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    return run<Row>(this.#pool, text, params);
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.#pool.query(script);
+  }
+
+  async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: unknown;
+    try {
+      await client.query('BEGIN');
+      const result = await work(executor(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError;
+      });
+      throw error;
+    } finally {
+      client.release(broken instanceof Error ? broken : undefined);
+    }
+  }
+
+  async openSubscriptionSession(
+    leaseKey: string,
+    onWake: () => void,
+    onBroken: (error: unknown) => void,
+  ): Promise<SubscriptionSession> {
+    const client = new pg.Client({
+      connectionString: this.#options.connectionString,
+      application_name: `${this.#options.applicationName ?? 'croupier-eventstore'}:subscription`,
+    });
+    const session = new PostgresSubscriptionSession(client, leaseKey, () => {
+      this.#sessions.delete(session);
+    });
+    client.on('error', (error) => {
+      session.broken = true;
+      onBroken(error);
+    });
+    client.on('notification', () => {
+      onWake();
+    });
+    try {
+      await client.connect();
+      // Checkpoints are written after every event; losing the last few in a crash only means
+      // redelivery (at least once), so they need not wait for the WAL flush.
+      await client.query('SET synchronous_commit = off');
+      await client.query(`LISTEN "${notifyChannel(this.#options.schema)}"`);
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    this.#sessions.add(session);
+    return session;
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.#sessions].map((session) => session.close()));
+    await this.#pool.end();
+  }
+}
+
+class PostgresSubscriptionSession implements SubscriptionSession {
+  broken = false;
+  #closed = false;
+  readonly #client: pg.Client;
+  readonly #leaseKey: string;
+  readonly #onClosed: () => void;
+
+  constructor(client: pg.Client, leaseKey: string, onClosed: () => void) {
+    this.#client = client;
+    this.#leaseKey = leaseKey;
+    this.#onClosed = onClosed;
+  }
+
+  query<Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    return run<Row>(this.#client, text, params);
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.#client.query(script);
+  }
+
+  /**
+   * Session-level advisory lock: held while this connection lives, released by PostgreSQL if the
+   * process or the connection dies, so a standby consumer takes over without any timeout.
+   */
+  async tryAcquire(): Promise<boolean> {
+    const result = await this.#client.query<{ acquired: boolean }>(
+      `SELECT pg_try_advisory_lock(${LEASE_KEY_SQL}) AS acquired`,
+      [this.#leaseKey],
+    );
+    return result.rows[0]?.acquired === true;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#onClosed();
+    // Ending the connection releases the advisory lock and the LISTEN.
+    await this.#client.end();
+  }
+}

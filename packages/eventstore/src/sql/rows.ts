@@ -1,0 +1,18 @@
+import type { RecordedEvent } from '../port.js';
+import { encodePosition } from '../position.js';
+import { int8 } from './driver.js';
+import type { EventRow } from './statements.js';
+
+/** Turns a driver row into the port's event: every int8/xid8 becomes a bigint here. */
+export function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.event_id,
+    stream: row.stream_name,
+    type: row.event_type,
+    data: row.data,
+    metadata: row.metadata,
+    revision: int8(row.stream_revision),
+    position: encodePosition(BigInt(row.transaction_id), int8(row.sequence)),
+    recordedAt: row.recorded_at instanceof Date ? row.recorded_at : new Date(row.recorded_at),
+  };
+}

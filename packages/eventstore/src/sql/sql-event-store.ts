@@ -1,0 +1,226 @@
+import { EventEmitter } from 'node:events';
+import {
+  DuplicateEventIdError,
+  EventStoreClosedError,
+  WrongExpectedVersionError,
+} from '../errors.js';
+import { verifyChain } from '../hash-chain.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamState,
+  StreamVerification,
+  SubscribeOptions,
+  Subscription,
+} from '../port.js';
+import { decodePosition, encodePosition } from '../position.js';
+import {
+  encodeEvents,
+  validateExpectedVersion,
+  validateReadAllOptions,
+  validateReadStreamOptions,
+  validateStreamName,
+  validateSubscribeOptions,
+} from '../validation.js';
+import { int8, int8Param, type SqlDriver } from './driver.js';
+import { migrate } from './migrations.js';
+import { toRecordedEvent } from './rows.js';
+import { statements, type EventRow, type Statements } from './statements.js';
+import { SqlSubscription, type SqlSubscriptionTuning } from './sql-subscription.js';
+
+/** Sentinels of append_events' p_expected parameter. */
+const EXPECTED_CODES: Record<Exclude<ExpectedVersion, bigint>, bigint> = {
+  'no-stream': -1n,
+  any: -2n,
+  exists: -3n,
+};
+
+export interface SqlEventStoreOptions {
+  readonly schema: string;
+  readonly subscriptions?: Partial<SqlSubscriptionTuning>;
+}
+
+interface AppendRow {
+  out_revision: unknown;
+  out_transaction_id: string;
+  out_sequence: unknown;
+  out_idempotent: boolean;
+}
+
+interface DatabaseError {
+  code?: string;
+  detail?: string;
+  constraint?: string;
+}
+
+/**
+ * The EventStore on PostgreSQL's SQL, shared by the postgres and pglite adapters: the schema,
+ * statements and logic are the same, only the driver differs.
+ */
+export class SqlEventStore implements EventStore {
+  readonly #driver: SqlDriver;
+  readonly #schema: string;
+  readonly #sql: Statements;
+  readonly #tuning: SqlSubscriptionTuning;
+  readonly #subscriptions = new Set<SqlSubscription>();
+  /** In-process wake-up for local subscribers; NOTIFY covers the other processes. */
+  readonly #appended = new EventEmitter().setMaxListeners(0);
+  #closed = false;
+
+  private constructor(driver: SqlDriver, options: SqlEventStoreOptions) {
+    this.#driver = driver;
+    this.#schema = options.schema;
+    this.#sql = statements(options.schema);
+    this.#tuning = {
+      pollIntervalMs: 250,
+      lockRetryMs: 1_000,
+      maxBackoffMs: 5_000,
+      pageSize: 500,
+      ...options.subscriptions,
+    };
+  }
+
+  /** Migrates the schema (under an advisory lock) and returns a ready store. */
+  static async open(driver: SqlDriver, options: SqlEventStoreOptions): Promise<SqlEventStore> {
+    try {
+      await migrate(driver, options.schema);
+    } catch (error) {
+      await driver.close().catch(() => undefined);
+      throw error;
+    }
+    return new SqlEventStore(driver, options);
+  }
+
+  get schema(): string {
+    return this.#schema;
+  }
+
+  async append(
+    stream: string,
+    events: readonly NewEvent[],
+    options: AppendOptions,
+  ): Promise<AppendResult> {
+    this.#assertOpen();
+    validateStreamName(stream);
+    const expected = validateExpectedVersion(options);
+    const encoded = encodeEvents(stream, events);
+    let rows: AppendRow[];
+    try {
+      ({ rows } = await this.#driver.query<AppendRow>(this.#sql.append, [
+        stream,
+        int8Param(typeof expected === 'bigint' ? expected : EXPECTED_CODES[expected]),
+        encoded.map((event) => event.id),
+        encoded.map((event) => event.type),
+        encoded.map((event) => event.dataJson),
+        encoded.map((event) => event.metadataJson),
+        encoded.map((event) => event.chainContent),
+        this.#driver.notifiesOnAppend,
+      ]));
+    } catch (error) {
+      throw translateAppendError(error, stream, expected);
+    }
+    const row = rows[0];
+    if (!row) throw new Error('append_events returned no row');
+    if (!row.out_idempotent) this.#appended.emit('appended');
+    return {
+      revision: int8(row.out_revision),
+      position: encodePosition(BigInt(row.out_transaction_id), int8(row.out_sequence)),
+    };
+  }
+
+  async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
+    this.#assertOpen();
+    validateStreamName(stream);
+    const { from, direction, limit } = validateReadStreamOptions(options);
+    const { rows } = await this.#driver.query<EventRow>(
+      direction === 'forwards' ? this.#sql.readStreamForwards : this.#sql.readStreamBackwards,
+      [stream, from === null ? null : int8Param(from), limit],
+    );
+    return rows.map(toRecordedEvent);
+  }
+
+  async readAll(options?: ReadAllOptions): Promise<RecordedEvent[]> {
+    this.#assertOpen();
+    const { after, limit, filter } = validateReadAllOptions(options);
+    const { transactionId, sequence } = decodePosition(after);
+    const { rows } = await this.#driver.query<EventRow>(this.#sql.readAll, [
+      int8Param(transactionId),
+      int8Param(sequence),
+      filter.streamPrefix,
+      filter.eventTypes,
+      limit,
+    ]);
+    return rows.map(toRecordedEvent);
+  }
+
+  subscribe(options: SubscribeOptions): Subscription {
+    this.#assertOpen();
+    validateSubscribeOptions(options);
+    const subscription = new SqlSubscription({
+      driver: this.#driver,
+      sql: this.#sql,
+      leaseKey: `croupier.subscription:${this.#schema}:${options.name}`,
+      appended: this.#appended,
+      tuning: this.#tuning,
+      options,
+      onStopped: (stopped) => this.#subscriptions.delete(stopped),
+    });
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async verifyStream(stream: string): Promise<StreamVerification> {
+    this.#assertOpen();
+    validateStreamName(stream);
+    const [events, head] = await Promise.all([
+      this.readStream(stream),
+      this.#driver.query<{ revision: unknown; last_hash: string }>(this.#sql.streamHead, [stream]),
+    ]);
+    const headRow = head.rows[0];
+    return verifyChain(
+      stream,
+      events,
+      headRow ? { revision: int8(headRow.revision), lastHash: headRow.last_hash } : null,
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.allSettled([...this.#subscriptions].map((subscription) => subscription.stop()));
+    this.#appended.removeAllListeners();
+    await this.#driver.close();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new EventStoreClosedError();
+  }
+}
+
+/** Maps the database's errors of append_events to the port's typed errors. */
+function translateAppendError(error: unknown, stream: string, expected: ExpectedVersion): unknown {
+  const { code, detail, constraint } = (error ?? {}) as DatabaseError;
+  if (code === 'CS409') {
+    const actual: StreamState =
+      detail === undefined || detail === 'no-stream' ? 'no-stream' : BigInt(detail);
+    return new WrongExpectedVersionError(stream, expected, actual);
+  }
+  if (code === 'CS422' && detail !== undefined) {
+    const where = JSON.parse(detail) as { id: string; stream: string; revision: number | string };
+    return new DuplicateEventIdError(stream, where.id, {
+      stream: where.stream,
+      revision: BigInt(where.revision),
+    });
+  }
+  if (code === '23505' && constraint === 'events_event_id_key') {
+    const id = /\(event_id\)=\(([^)]+)\)/.exec(detail ?? '')?.[1] ?? 'unknown';
+    return new DuplicateEventIdError(stream, id);
+  }
+  return error;
+}

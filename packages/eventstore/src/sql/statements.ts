@@ -1,0 +1,89 @@
+import { quoteSchema } from './schema-name.js';
+
+/** Columns of an event row, int8 and xid8 as the drivers return them (xid8 as text). */
+export interface EventRow {
+  readonly transaction_id: string;
+  readonly sequence: unknown;
+  readonly event_id: string;
+  readonly stream_name: string;
+  readonly stream_revision: unknown;
+  readonly event_type: string;
+  readonly data: unknown;
+  readonly metadata: Record<string, unknown>;
+  readonly recorded_at: Date | string;
+}
+
+/** A page of the log plus the newest visible position it could see (for filtered consumers). */
+export interface PageRow extends Partial<EventRow> {
+  readonly head_transaction_id: string;
+  readonly head_sequence: unknown;
+}
+
+const EVENT_COLUMNS = `e.transaction_id::text AS transaction_id, e.sequence, e.event_id::text AS event_id,
+  e.stream_name, e.stream_revision, e.event_type, e.data, e.metadata, e.recorded_at`;
+
+/** Visible-and-final condition: only transactions older than every running one (ADR 0002). */
+const SETTLED = `e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
+/** The SQL text of every statement, for one schema. Shared by the postgres and pglite adapters. */
+export function statements(schema: string) {
+  const s = quoteSchema(schema);
+  return {
+    /** $1 stream, $2 expected, $3 ids, $4 types, $5 data, $6 metadata, $7 content, $8 notify */
+    append: `SELECT out_revision, out_transaction_id, out_sequence, out_idempotent
+      FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean)`,
+
+    /** $1 stream, $2 from revision (null: start), $3 limit (null: all) */
+    readStreamForwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
+      WHERE e.stream_name = $1::text AND ($2::bigint IS NULL OR e.stream_revision >= $2::bigint)
+      ORDER BY e.stream_revision ASC LIMIT $3::bigint`,
+
+    /** $1 stream, $2 from revision (null: end), $3 limit (null: all) */
+    readStreamBackwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
+      WHERE e.stream_name = $1::text AND ($2::bigint IS NULL OR e.stream_revision <= $2::bigint)
+      ORDER BY e.stream_revision DESC LIMIT $3::bigint`,
+
+    /** $1 stream */
+    streamHead: `SELECT revision, last_hash FROM ${s}.streams WHERE stream_name = $1::text AND revision >= 0`,
+
+    /** $1 after transaction id (text), $2 after sequence, $3 stream prefix, $4 types, $5 limit */
+    readAll: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
+      WHERE (e.transaction_id, e.sequence) > ($1::text::xid8, $2::bigint) AND ${SETTLED}
+        AND ($3::text IS NULL OR starts_with(e.stream_name, $3::text))
+        AND ($4::text[] IS NULL OR e.event_type = ANY ($4::text[]))
+      ORDER BY e.transaction_id, e.sequence LIMIT $5::bigint`,
+
+    /**
+     * Same as readAll, plus the newest settled position in the same snapshot: a consumer whose
+     * filter matched less than a page has scanned up to there and checkpoints it.
+     */
+    readPage: `WITH head AS MATERIALIZED (
+        SELECT e.transaction_id, e.sequence FROM ${s}.events e WHERE ${SETTLED}
+        ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1
+      ), page AS MATERIALIZED (
+        SELECT ${EVENT_COLUMNS} FROM ${s}.events e
+        WHERE (e.transaction_id, e.sequence) > ($1::text::xid8, $2::bigint) AND ${SETTLED}
+          AND ($3::text IS NULL OR starts_with(e.stream_name, $3::text))
+          AND ($4::text[] IS NULL OR e.event_type = ANY ($4::text[]))
+        ORDER BY e.transaction_id, e.sequence LIMIT $5::bigint
+      )
+      SELECT head.transaction_id::text AS head_transaction_id, head.sequence AS head_sequence, page.*
+      FROM head LEFT JOIN page ON true
+      ORDER BY page.transaction_id::xid8, page.sequence`,
+
+    /** Newest settled position: where a subscription that starts at 'end' begins. */
+    head: `SELECT e.transaction_id::text AS transaction_id, e.sequence FROM ${s}.events e
+      WHERE ${SETTLED} ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1`,
+
+    /** $1 name */
+    loadCheckpoint: `SELECT position::text AS position FROM ${s}.subscription_checkpoints WHERE name = $1::text`,
+    /** $1 name, $2 position */
+    createCheckpoint: `INSERT INTO ${s}.subscription_checkpoints (name, position) VALUES ($1::text, $2::numeric)
+      ON CONFLICT (name) DO NOTHING`,
+    /** $1 name, $2 expected position, $3 new position: compare-and-swap */
+    storeCheckpoint: `UPDATE ${s}.subscription_checkpoints SET position = $3::numeric, updated_at = now()
+      WHERE name = $1::text AND position = $2::numeric`,
+  };
+}
+
+export type Statements = ReturnType<typeof statements>;
