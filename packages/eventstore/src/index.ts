@@ -1,0 +1,46 @@
+export type {
+  AppendOptions,
+  AppendResult,
+  EventFilter,
+  EventStore,
+  ExpectedVersion,
+  NewEvent,
+  ReadAllOptions,
+  ReadDirection,
+  ReadStreamOptions,
+  RecordedEvent,
+  StreamState,
+  StreamVerification,
+  SubscribeOptions,
+  Subscription,
+  SubscriptionStart,
+} from './port.js';
+export type { Decider } from './decider.js';
+export { fold } from './decider.js';
+export {
+  CanonicalJsonError,
+  DuplicateEventIdError,
+  EventStoreClosedError,
+  EventStoreError,
+  EventValidationError,
+  StreamNameError,
+  SubscriptionOwnershipLostError,
+  SubscriptionStoppedError,
+  WrongExpectedVersionError,
+} from './errors.js';
+export { canonicalJson } from './canonical-json.js';
+export {
+  chainContent,
+  chainHash,
+  GENESIS_HASH,
+  verifyChain,
+  type ChainedContent,
+  type StreamHead,
+} from './hash-chain.js';
+export { decodePosition, encodePosition } from './position.js';
+export { MAX_STREAM_NAME_LENGTH } from './validation.js';
+export { createEventStore, type EventStoreConfig } from './factory.js';
+export { DEFAULT_SCHEMA } from './sql/schema-name.js';
+export { MIGRATIONS, type Migration } from './sql/migrations.js';
+export type { SqlSubscriptionTuning } from './sql/sql-subscription.js';
+export type { EsdbTuning } from './esdb/esdb-event-store.js';
