@@ -15,6 +15,8 @@ export type EventStoreConfig =
       readonly schema?: string;
       /** Pool size for appends and reads. Default 10; each subscription has its own connection. */
       readonly maxConnections?: number;
+      /** Shown in pg_stat_activity (subscriptions add `:subscription`). */
+      readonly applicationName?: string;
       readonly subscriptions?: Partial<SqlSubscriptionTuning>;
     }
   | {
@@ -41,6 +43,9 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
         connectionString: config.connectionString,
         schema,
         ...(config.maxConnections === undefined ? {} : { maxConnections: config.maxConnections }),
+        ...(config.applicationName === undefined
+          ? {}
+          : { applicationName: config.applicationName }),
       });
       return SqlEventStore.open(driver, {
         schema,
