@@ -1,16 +1,19 @@
 export { containerRuntimeAvailable, type ContainerRuntimeStatus } from './container-runtime.js';
 export {
+  discoverPostgres,
   findPostgres,
   isolatedPostgres,
   LOCAL_POSTGRES_URL,
   probePostgres,
   uniqueSchemaName,
   withClient,
+  type DiscoveryOptions,
   type IsolatedPostgres,
   type PostgresServer,
 } from './postgres.js';
 export {
   deleteByPrefix,
+  discoverRedis,
   findRedis,
   isolatedRedisPrefix,
   LOCAL_REDIS_URL,

@@ -19,29 +19,38 @@ let found: Promise<PostgresServer> | undefined;
  * an error that says what to start.
  */
 export function findPostgres(): Promise<PostgresServer> {
-  found ??= discover().catch((error: unknown) => {
+  found ??= discoverPostgres().catch((error: unknown) => {
     found = undefined;
     throw error;
   });
   return found;
 }
 
-async function discover(): Promise<PostgresServer> {
-  const fromEnv = process.env['DATABASE_URL'];
+/** Where discovery looks; the defaults are the process environment and the local server. */
+export interface DiscoveryOptions {
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly localUrl?: string;
+}
+
+/** `findPostgres` without the per-process cache. */
+export async function discoverPostgres(options: DiscoveryOptions = {}): Promise<PostgresServer> {
+  const env = options.env ?? process.env;
+  const localUrl = options.localUrl ?? LOCAL_POSTGRES_URL;
+  const fromEnv = env['DATABASE_URL'];
   if (fromEnv) {
     const problem = await probePostgres(fromEnv, 5_000);
     if (problem) throw new Error(`DATABASE_URL is set but PostgreSQL does not answer: ${problem}`);
     return { connectionString: fromEnv, source: 'env' };
   }
-  const localProblem = await probePostgres(LOCAL_POSTGRES_URL, 1_500);
-  if (!localProblem) return { connectionString: LOCAL_POSTGRES_URL, source: 'local' };
+  const localProblem = await probePostgres(localUrl, 1_500);
+  if (!localProblem) return { connectionString: localUrl, source: 'local' };
   const runtime = await containerRuntimeAvailable();
   if (runtime.available) return startPostgresContainer();
   throw new Error(
     [
       'No PostgreSQL for the tests.',
       `  DATABASE_URL: not set`,
-      `  ${LOCAL_POSTGRES_URL}: ${localProblem}`,
+      `  ${localUrl}: ${localProblem}`,
       `  testcontainers: ${runtime.reason}`,
       'Start PostgreSQL: pg_ctlcluster --skip-systemctl-redirect 15 main start (database "test", user "postgres", trust auth), or set DATABASE_URL.',
     ].join('\n'),

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { containerRuntimeAvailable, firstLine, withTimeout } from './container-runtime.js';
+import type { DiscoveryOptions } from './postgres.js';
 
 export interface RedisServer {
   readonly url: string;
@@ -16,22 +17,25 @@ let found: Promise<RedisServer> | undefined;
  * when a container runtime exists; otherwise throws an error that says what to start.
  */
 export function findRedis(): Promise<RedisServer> {
-  found ??= discover().catch((error: unknown) => {
+  found ??= discoverRedis().catch((error: unknown) => {
     found = undefined;
     throw error;
   });
   return found;
 }
 
-async function discover(): Promise<RedisServer> {
-  const fromEnv = process.env['REDIS_URL'];
+/** `findRedis` without the per-process cache. */
+export async function discoverRedis(options: DiscoveryOptions = {}): Promise<RedisServer> {
+  const env = options.env ?? process.env;
+  const localUrl = options.localUrl ?? LOCAL_REDIS_URL;
+  const fromEnv = env['REDIS_URL'];
   if (fromEnv) {
     const problem = await probeRedis(fromEnv, 5_000);
     if (problem) throw new Error(`REDIS_URL is set but Redis does not answer: ${problem}`);
     return { url: fromEnv, source: 'env' };
   }
-  const localProblem = await probeRedis(LOCAL_REDIS_URL, 1_500);
-  if (!localProblem) return { url: LOCAL_REDIS_URL, source: 'local' };
+  const localProblem = await probeRedis(localUrl, 1_500);
+  if (!localProblem) return { url: localUrl, source: 'local' };
   const runtime = await containerRuntimeAvailable();
   if (runtime.available) {
     const { GenericContainer, Wait } = await import('testcontainers');
@@ -48,7 +52,7 @@ async function discover(): Promise<RedisServer> {
     [
       'No Redis for the tests.',
       '  REDIS_URL: not set',
-      `  ${LOCAL_REDIS_URL}: ${localProblem}`,
+      `  ${localUrl}: ${localProblem}`,
       `  testcontainers: ${runtime.reason}`,
       'Start Redis: redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no, or set REDIS_URL.',
     ].join('\n'),
