@@ -4,8 +4,13 @@ import { defineConfig } from 'vitest/config';
 /**
  * Shared vitest settings for every workspace package. Packages import each other's TypeScript
  * sources through the `@croupier/source` export condition, so no build is needed to test.
+ *
+ * The SSR conditions leave out "import" and "module": vitest hands them to Node for externalized
+ * CommonJS too, and then `require('pg-pool')` (which pg does) resolves to pg-pool's ESM entry and
+ * pg crashes at import ("Class extends value [object Module]"). Vite adds "import" or "require"
+ * itself, by how each module is imported.
  */
-export const sourceConditions = ['@croupier/source', 'node', 'import', 'module', 'default'];
+export const sourceConditions = ['@croupier/source', 'node', 'default'];
 
 export default defineConfig({
   resolve: { conditions: sourceConditions },

@@ -87,15 +87,25 @@ export function nextCardRecipient(player: readonly Card[], banker: readonly Card
   );
 }
 
+/** A round as dealt: both hands, and every card in the order it came out of the shoe. */
+export interface DealtRound {
+  readonly player: Card[];
+  readonly banker: Card[];
+  readonly sequence: { readonly hand: Hand; readonly card: Card }[];
+}
+
 /** Deals one round from `draw`, which yields the shoe's next card each time it is called. */
-export function dealRound(draw: () => Card): { player: Card[]; banker: Card[] } {
+export function dealRound(draw: () => Card): DealtRound {
   const player: Card[] = [];
   const banker: Card[] = [];
-  for (let hand = nextCardRecipient(player, banker); hand !== null;) {
-    (hand === 'player' ? player : banker).push(draw());
+  const sequence: { hand: Hand; card: Card }[] = [];
+  for (let hand = nextCardRecipient(player, banker); hand !== null; ) {
+    const card = draw();
+    (hand === 'player' ? player : banker).push(card);
+    sequence.push({ hand, card });
     hand = nextCardRecipient(player, banker);
   }
-  return { player, banker };
+  return { player, banker, sequence };
 }
 
 /** One step of the third-card rule, in words an auditor can check against the table. */

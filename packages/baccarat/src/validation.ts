@@ -43,6 +43,9 @@ export interface ValidBet {
   readonly seat: number | null;
 }
 
+/** The part of a table's rules that bets are validated against. */
+export type BettingRules = Pick<TableRules, 'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats'>;
+
 /** A player's stakes already placed in the round, by bet type (minor units). */
 export type RoundStakes = Readonly<Partial<Record<BetType, number>>>;
 
@@ -50,7 +53,7 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-function validateOne(rules: TableRules, roundNumber: number, bet: ProposedBet): ValidBet {
+function validateOne(rules: BettingRules, roundNumber: number, bet: ProposedBet): ValidBet {
   if (!isBetType(bet.type)) {
     throw new BetRejectedError('UNKNOWN_BET', `unknown bet type "${bet.type}"`, 'type');
   }
@@ -108,7 +111,7 @@ function validateOne(rules: TableRules, roundNumber: number, bet: ProposedBet): 
  * Throws `BetRejectedError` with a stable code; returns the validated bets otherwise.
  */
 export function validateBets(
-  rules: TableRules,
+  rules: BettingRules,
   roundNumber: number,
   existing: RoundStakes,
   bets: readonly ProposedBet[],

@@ -1,1 +1,5 @@
+export * from './ids.js';
 export * from './table-config.js';
+export * from './events/index.js';
+export * from './errors.js';
+export * from './ports.js';

@@ -1,0 +1,113 @@
+import { DomainError } from '@croupier/contracts';
+import {
+  DuplicateEventIdError,
+  WrongExpectedVersionError,
+  type Decider,
+  type EventStore,
+  type RecordedEvent,
+} from '@croupier/eventstore';
+import { metadataOf, type CommandContext } from './context.js';
+import { randomId } from './ids.js';
+
+/** A domain event as deciders produce it: a type and its data. */
+export interface DomainEvent {
+  readonly type: string;
+  readonly data: unknown;
+}
+
+/** One stream kind: its decider and how to read its events back from the store. */
+export interface Aggregate<Command, Event extends DomainEvent, State> {
+  readonly decider: Decider<Command, Event, State>;
+  /** Validates a stored event into the decider's event type (throws on a corrupt one). */
+  readonly parse: (recorded: RecordedEvent) => Event;
+}
+
+export interface Loaded<Event, State> {
+  readonly state: State;
+  readonly events: readonly Event[];
+  /** Revision of the last event, or null when the stream does not exist. */
+  readonly revision: bigint | null;
+}
+
+/** Reads a stream and folds it through the decider. */
+export async function load<Command, Event extends DomainEvent, State>(
+  store: EventStore,
+  aggregate: Aggregate<Command, Event, State>,
+  stream: string,
+): Promise<Loaded<Event, State>> {
+  const recorded = await store.readStream(stream);
+  const events = recorded.map(aggregate.parse);
+  let state = aggregate.decider.initialState();
+  for (const event of events) state = aggregate.decider.evolve(state, event);
+  return { state, events, revision: recorded.at(-1)?.revision ?? null };
+}
+
+export interface Handled<Event, State> {
+  /** The events this command appended (empty when it changed nothing, e.g. a retry). */
+  readonly events: readonly Event[];
+  readonly state: State;
+  readonly revision: bigint | null;
+  readonly position: bigint | null;
+}
+
+export interface HandleOptions<Event> {
+  /** Event ids for the decided events; deterministic ids make a retried step a no-op. */
+  readonly eventIds?: (events: readonly Event[]) => readonly string[];
+  /** How many times to re-read and re-decide after a concurrent append. Default 5. */
+  readonly maxAttempts?: number;
+}
+
+/**
+ * The one command handler: read the stream, fold, decide, append with the revision read, and on
+ * a concurrent append read again and decide again, a bounded number of times. A domain error
+ * from `decide` rejects the command with nothing appended.
+ */
+export async function handle<Command, Event extends DomainEvent, State>(
+  store: EventStore,
+  aggregate: Aggregate<Command, Event, State>,
+  stream: string,
+  command: Command | ((state: State) => Command),
+  context: CommandContext,
+  options: HandleOptions<Event> = {},
+): Promise<Handled<Event, State>> {
+  const attempts = options.maxAttempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await load(store, aggregate, stream);
+    const resolved =
+      typeof command === 'function'
+        ? (command as (state: State) => Command)(loaded.state)
+        : command;
+    const events = aggregate.decider.decide(resolved, loaded.state);
+    if (events.length === 0) {
+      return { events, state: loaded.state, revision: loaded.revision, position: null };
+    }
+    const ids = options.eventIds?.(events) ?? events.map(() => randomId());
+    const metadata = metadataOf(context);
+    try {
+      const result = await store.append(
+        stream,
+        events.map((event, index) => ({
+          id: ids[index]!,
+          type: event.type,
+          data: event.data,
+          metadata,
+        })),
+        { expectedVersion: loaded.revision ?? 'no-stream' },
+      );
+      let state = loaded.state;
+      for (const event of events) state = aggregate.decider.evolve(state, event);
+      return { events, state, revision: result.revision, position: result.position };
+    } catch (error) {
+      const retryable =
+        error instanceof WrongExpectedVersionError ||
+        (error instanceof DuplicateEventIdError && attempt < attempts);
+      if (!retryable) throw error;
+      if (attempt >= attempts) {
+        throw new DomainError(
+          'CONCURRENCY_CONFLICT',
+          `${stream} kept changing while this command was decided (${attempts} attempts); try again`,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,4 @@
+export * from './ids.js';
+export * from './context.js';
+export * from './command-handler.js';
+export * from './projections.js';

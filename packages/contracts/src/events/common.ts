@@ -1,0 +1,16 @@
+import type { Card } from '@croupier/baccarat';
+import { z } from 'zod';
+
+export const cardSchema = z
+  .string()
+  .regex(/^[A2-9TJQK][CDHS]$/, 'must be a card: rank A,2-9,T,J,Q,K then suit C,D,H,S')
+  .transform((card) => card as Card);
+export const handSchema = z.enum(['player', 'banker']);
+export { bankerModeSchema, betTypeSchema } from '../table-config.js';
+export const winnerSchema = z.enum(['player', 'banker', 'tie']);
+export const shoePositionSchema = z.number().int().nonnegative();
+
+/** Builds the zod schema of one event: a literal type and its data. */
+export function eventSchema<const T extends string, D extends z.ZodType>(type: T, data: D) {
+  return z.object({ type: z.literal(type), data }).strict();
+}

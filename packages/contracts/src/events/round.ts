@@ -1,0 +1,223 @@
+import { z } from 'zod';
+import {
+  playerIdSchema,
+  positiveMinorUnitsSchema,
+  minorUnitsSchema,
+  roundIdSchema,
+  shoeIdSchema,
+  tableIdSchema,
+  uuidSchema,
+} from '../ids.js';
+import { betLimitSchema, cardSourceSchema, currencySchema } from '../table-config.js';
+import {
+  bankerModeSchema,
+  betTypeSchema,
+  cardSchema,
+  eventSchema,
+  handSchema,
+  shoePositionSchema,
+  winnerSchema,
+} from './common.js';
+
+/** The paytable and limits a round is played under, fixed when it opens. */
+export const roundRulesSchema = z
+  .object({
+    bets: z.partialRecord(betTypeSchema, betLimitSchema),
+    playerBankerDifferenceLimit: positiveMinorUnitsSchema.nullable(),
+    bankerModes: z.array(bankerModeSchema).min(1),
+    commission: z.enum(['deducted', 'accrued']),
+    tieOdds: z.union([z.literal(8), z.literal(9)]),
+    seats: z.number().int().min(1).max(9).nullable(),
+  })
+  .strict();
+export type RoundRules = z.infer<typeof roundRulesSchema>;
+
+export const roundOpened = eventSchema(
+  'RoundOpened',
+  z
+    .object({
+      roundId: roundIdSchema,
+      tableId: tableIdSchema,
+      shoeId: shoeIdSchema,
+      /** The round's number in its shoe (1, 2, ...): side-bet availability depends on it. */
+      number: z.number().int().positive(),
+      cardSource: cardSourceSchema,
+      currency: currencySchema,
+      rules: roundRulesSchema,
+      /** sha256 of the canonical JSON of `rules`: names the paytable for game records. */
+      paytableId: z.string().regex(/^[0-9a-f]{64}$/),
+      /** The dealer shift the round is played in (who dealt it; where accrued commission goes). */
+      dealer: z.object({ dealerId: playerIdSchema.nullable(), shiftId: uuidSchema }).strict(),
+    })
+    .strict(),
+);
+
+export const placedBetSchema = z
+  .object({
+    betId: uuidSchema,
+    playerId: playerIdSchema,
+    type: betTypeSchema,
+    amount: positiveMinorUnitsSchema,
+    /** Banker bets only: the mode the player had selected. */
+    bankerMode: bankerModeSchema.nullable(),
+    seat: z.number().int().min(1).max(9).nullable(),
+  })
+  .strict();
+export type PlacedBet = z.infer<typeof placedBetSchema>;
+
+export const betPlaced = eventSchema(
+  'BetPlaced',
+  placedBetSchema
+    .extend({
+      roundId: roundIdSchema,
+      /** Set when the bet repeats the player's previous round (rebet, x1 or x2). */
+      rebetOf: roundIdSchema.nullable(),
+    })
+    .strict(),
+);
+
+export const betsCleared = eventSchema(
+  'BetsCleared',
+  z
+    .object({
+      roundId: roundIdSchema,
+      playerId: playerIdSchema,
+      betIds: z.array(uuidSchema).min(1),
+    })
+    .strict(),
+);
+
+export const bettingClosed = eventSchema(
+  'BettingClosed',
+  z.object({ roundId: roundIdSchema }).strict(),
+);
+
+export const cardDealt = eventSchema(
+  'CardDealt',
+  z
+    .object({
+      roundId: roundIdSchema,
+      hand: handSchema,
+      card: cardSchema,
+      shoePosition: shoePositionSchema,
+    })
+    .strict(),
+);
+
+export const roundCardCorrected = eventSchema(
+  'CardCorrected',
+  z
+    .object({
+      roundId: roundIdSchema,
+      shoePosition: shoePositionSchema,
+      previous: cardSchema,
+      card: cardSchema,
+      reason: z.string().min(1).max(500),
+    })
+    .strict(),
+);
+
+const reason = z.string().min(1).max(500);
+export const roundPaused = eventSchema(
+  'RoundPaused',
+  z.object({ roundId: roundIdSchema, reason }).strict(),
+);
+export const roundResumed = eventSchema(
+  'RoundResumed',
+  z.object({ roundId: roundIdSchema }).strict(),
+);
+export const roundVoided = eventSchema(
+  'RoundVoided',
+  z.object({ roundId: roundIdSchema, reason }).strict(),
+);
+
+export const handResultSchema = z
+  .object({
+    cards: z.array(cardSchema).min(2).max(3),
+    total: z.number().int().min(0).max(9),
+    natural: z.boolean(),
+    pair: z.boolean(),
+    perfectPair: z.boolean(),
+  })
+  .strict();
+
+export const roundCompleted = eventSchema(
+  'RoundCompleted',
+  z
+    .object({
+      roundId: roundIdSchema,
+      player: handResultSchema,
+      banker: handResultSchema,
+      winner: winnerSchema,
+    })
+    .strict(),
+);
+
+export const settlementLineSchema = z
+  .object({
+    betId: uuidSchema,
+    playerId: playerIdSchema,
+    type: betTypeSchema,
+    bankerMode: bankerModeSchema.nullable(),
+    seat: z.number().int().min(1).max(9).nullable(),
+    stake: positiveMinorUnitsSchema,
+    result: z.enum(['win', 'lose', 'push']),
+    /** Returned to the player: stake plus winnings, the stake on a push, 0 on a loss. */
+    payout: minorUnitsSchema,
+    /** Commission on a Banker win: withheld (deducted) or owed by the seat (accrued). */
+    commission: minorUnitsSchema,
+    commissionMode: z.enum(['deducted', 'accrued']),
+  })
+  .strict();
+export type SettlementLine = z.infer<typeof settlementLineSchema>;
+
+export const roundSettled = eventSchema(
+  'RoundSettled',
+  z
+    .object({
+      roundId: roundIdSchema,
+      settlementId: uuidSchema,
+      lines: z.array(settlementLineSchema),
+      totals: z
+        .object({
+          staked: minorUnitsSchema,
+          paidOut: minorUnitsSchema,
+          commission: minorUnitsSchema,
+        })
+        .strict(),
+    })
+    .strict(),
+);
+
+export const refundLineSchema = z
+  .object({ betId: uuidSchema, playerId: playerIdSchema, amount: positiveMinorUnitsSchema })
+  .strict();
+export type RefundLine = z.infer<typeof refundLineSchema>;
+
+export const betsRefunded = eventSchema(
+  'BetsRefunded',
+  z
+    .object({
+      roundId: roundIdSchema,
+      refundId: uuidSchema,
+      reason: z.enum(['voided', 'cleared']),
+      lines: z.array(refundLineSchema).min(1),
+    })
+    .strict(),
+);
+
+export const roundEventSchema = z.discriminatedUnion('type', [
+  roundOpened,
+  betPlaced,
+  betsCleared,
+  bettingClosed,
+  cardDealt,
+  roundCardCorrected,
+  roundPaused,
+  roundResumed,
+  roundCompleted,
+  roundSettled,
+  betsRefunded,
+  roundVoided,
+]);
+export type RoundEvent = z.infer<typeof roundEventSchema>;

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { playerIdSchema, tableIdSchema, uuidSchema } from '../ids.js';
+import { tableConfigSchema } from '../table-config.js';
+import { eventSchema } from './common.js';
+
+/** How a table's rounds advance: by the built-in auto-dealer, or by a dealer's commands. */
+export const dealingSchema = z
+  .object({
+    mode: z.enum(['auto', 'manual']),
+    /** How long betting stays open on an auto-dealt table. */
+    bettingWindowMs: z.number().int().min(0).max(600_000),
+  })
+  .strict();
+export type Dealing = z.infer<typeof dealingSchema>;
+
+/**
+ * A table's time is divided into dealer shifts: the first starts when it opens, each
+ * DealerChanged starts the next. Accrued commission is owed per shift and collected when it ends.
+ */
+export const tableOpened = eventSchema(
+  'TableOpened',
+  z
+    .object({
+      tableId: tableIdSchema,
+      config: tableConfigSchema,
+      dealing: dealingSchema,
+      shiftId: uuidSchema,
+    })
+    .strict(),
+);
+export const dealerChanged = eventSchema(
+  'DealerChanged',
+  z
+    .object({
+      tableId: tableIdSchema,
+      dealerId: playerIdSchema,
+      shiftId: uuidSchema,
+      previousDealerId: playerIdSchema.nullable(),
+      previousShiftId: uuidSchema,
+    })
+    .strict(),
+);
+export const tableClosed = eventSchema(
+  'TableClosed',
+  z.object({ tableId: tableIdSchema, reason: z.string().min(1).max(500) }).strict(),
+);
+
+export const tableEventSchema = z.discriminatedUnion('type', [
+  tableOpened,
+  dealerChanged,
+  tableClosed,
+]);
+export type TableEvent = z.infer<typeof tableEventSchema>;

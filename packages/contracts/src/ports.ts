@@ -1,0 +1,93 @@
+import type { Card, Hand } from '@croupier/baccarat';
+import type { Actor } from './events/metadata.js';
+import type { DrawnCard } from './events/shoe.js';
+import type { PlayerId, RoundId, ShoeId, TableId } from './ids.js';
+import type { CardSource, TableConfig } from './table-config.js';
+
+/**
+ * What services ask of one another. Each service implements its port; the gateway wires them
+ * in one process, the distributed deployment over HTTP. Nothing else crosses a service boundary.
+ */
+
+/** Who is acting, why, and when: carried from the request to every event it causes. */
+export interface CommandContext {
+  readonly actor: Actor;
+  readonly correlationId: string;
+  /** The event or command that led to this one, if any. */
+  readonly causationId: string | null;
+  readonly now: () => Date;
+}
+
+export interface ShoeSummary {
+  readonly shoeId: ShoeId;
+  readonly tableId: TableId;
+  readonly number: number;
+  readonly status: 'awaiting-burn' | 'dealing' | 'closed';
+  readonly decks: number;
+  readonly cardSource: CardSource;
+  readonly shufflePolicy: 'shoe' | 'every-round';
+  /** Position of the next card. */
+  readonly position: number;
+  readonly cardsLeft: number;
+  readonly roundsDrawn: number;
+  /** Set once the cut card is out: the number of the shoe's last round. */
+  readonly lastRoundNumber: number | null;
+  readonly commitment: string | null;
+}
+
+export interface ShoePort {
+  startShoe(
+    input: { tableId: TableId; number: number; config: TableConfig },
+    context: CommandContext,
+  ): Promise<ShoeSummary>;
+  getShoe(shoeId: ShoeId): Promise<ShoeSummary | null>;
+  /** rng shoes: the round's cards, by the third-card rule; the same cards when asked again. */
+  drawRound(
+    input: { shoeId: ShoeId; roundId: RoundId; roundNumber: number },
+    context: CommandContext,
+  ): Promise<DrawnCard[]>;
+  /** scanner shoes: one card read by the dealer's card reader, for the hand the rules give it. */
+  drawScannedCard(
+    input: { shoeId: ShoeId; roundId: RoundId; roundNumber: number; card: Card; hand: Hand },
+    context: CommandContext,
+  ): Promise<DrawnCard>;
+  correctCard(
+    input: { shoeId: ShoeId; roundId: RoundId; position: number; card: Card; reason: string },
+    context: CommandContext,
+  ): Promise<void>;
+  reportCutCard(
+    input: { shoeId: ShoeId; roundId: RoundId; roundNumber: number },
+    context: CommandContext,
+  ): Promise<ShoeSummary>;
+  burnScannedCard(
+    input: { shoeId: ShoeId; shownCard: Card },
+    context: CommandContext,
+  ): Promise<ShoeSummary>;
+  /** Closes the shoe, revealing an rng shoe's seed and sealing a digest of all its streams. */
+  closeShoe(
+    input: { shoeId: ShoeId; reason: 'completed' | 'operator' },
+    context: CommandContext,
+  ): Promise<ShoeSummary>;
+}
+
+export interface WalletPort {
+  /** Debits the stakes of bets, all or none; idempotent by bet id. */
+  debitStakes(
+    input: {
+      playerId: PlayerId;
+      roundId: RoundId;
+      currency: string;
+      stakes: readonly { betId: string; amount: number }[];
+    },
+    context: CommandContext,
+  ): Promise<void>;
+  /** Refunds a debited stake that will not be settled; idempotent (a closed stake is left alone). */
+  refundStake(
+    input: {
+      playerId: PlayerId;
+      betId: string;
+      reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
+    },
+    context: CommandContext,
+  ): Promise<void>;
+}

@@ -1,0 +1,238 @@
+import type { RoundEvent, RoundRules } from '@croupier/contracts';
+import { deciderSpecification } from '@croupier/testkit';
+import { describe, expect, it } from 'vitest';
+import { roundDecider, type RoundCommand } from './round.decider.js';
+
+const spec = deciderSpecification(roundDecider);
+const RULES: RoundRules = {
+  bets: {
+    player: { min: 100, max: 10_000, maxRound: null },
+    banker: { min: 100, max: 10_000, maxRound: null },
+    tie: { min: 100, max: 1_000, maxRound: null },
+    lucky_six: { min: 100, max: 1_000, maxRound: 50 },
+  },
+  playerBankerDifferenceLimit: null,
+  bankerModes: ['commission', 'no_commission'],
+  commission: 'deducted',
+  tieOdds: 8,
+  seats: null,
+};
+const ROUND = 't1.1.1';
+const opened = (
+  overrides: Partial<Extract<RoundEvent, { type: 'RoundOpened' }>['data']> = {},
+): RoundEvent => ({
+  type: 'RoundOpened',
+  data: {
+    roundId: ROUND,
+    tableId: 't1',
+    shoeId: 't1.1',
+    number: 1,
+    cardSource: 'rng',
+    currency: 'EUR',
+    rules: RULES,
+    paytableId: 'a'.repeat(64),
+    dealer: { dealerId: null, shiftId: '00000000-0000-4000-8000-000000000001' },
+    ...overrides,
+  },
+});
+const BET_A = '00000000-0000-4000-8000-00000000000a';
+const BET_B = '00000000-0000-4000-8000-00000000000b';
+const placed = (
+  betId: string,
+  type: 'player' | 'banker' | 'tie',
+  amount: number,
+  playerId = 'alice',
+): RoundEvent => ({
+  type: 'BetPlaced',
+  data: {
+    roundId: ROUND,
+    betId,
+    playerId,
+    type,
+    amount,
+    bankerMode: type === 'banker' ? 'commission' : null,
+    seat: null,
+    rebetOf: null,
+  },
+});
+const closed: RoundEvent = { type: 'BettingClosed', data: { roundId: ROUND } };
+const place = (
+  bets: { betId: string; type: string; amount: unknown }[],
+  playerId = 'alice',
+): RoundCommand => ({
+  type: 'PlaceBets',
+  playerId,
+  bets,
+  rebetOf: null,
+});
+const natural: RoundCommand = {
+  type: 'DealCards',
+  cards: [
+    { position: 10, card: '9C', hand: 'player' },
+    { position: 11, card: '2D', hand: 'banker' },
+    { position: 12, card: 'KH', hand: 'player' },
+    { position: 13, card: '3S', hand: 'banker' },
+  ],
+};
+
+describe('round decider', () => {
+  it('places a valid bet', () => {
+    spec
+      .given([opened()])
+      .when(place([{ betId: BET_A, type: 'banker', amount: 500 }]))
+      .then([placed(BET_A, 'banker', 500)]);
+  });
+
+  it('recognizes a retried bet and places nothing twice', () => {
+    spec
+      .given([opened(), placed(BET_A, 'player', 500)])
+      .when(place([{ betId: BET_A, type: 'player', amount: 500 }]))
+      .then([]);
+  });
+
+  it('refuses bets once betting is closed, or while paused', () => {
+    spec
+      .given([opened(), closed])
+      .when(place([{ betId: BET_A, type: 'player', amount: 500 }]))
+      .thenThrows({ code: 'BETTING_CLOSED' });
+    spec
+      .given([opened(), { type: 'RoundPaused', data: { roundId: ROUND, reason: 'shuffler jam' } }])
+      .when(place([{ betId: BET_A, type: 'player', amount: 500 }]))
+      .thenThrows({ code: 'ROUND_PAUSED' });
+  });
+
+  it('refuses bets against the rules with the rules engine’s codes, naming the field', () => {
+    spec
+      .given([opened()])
+      .when(place([{ betId: BET_A, type: 'dragon', amount: 500 }]))
+      .thenThrows({ code: 'UNKNOWN_BET' });
+    spec
+      .given([opened()])
+      .when(place([{ betId: BET_A, type: 'player', amount: 5.5 }]))
+      .thenThrows({ code: 'INVALID_AMOUNT' });
+    spec
+      .given([opened({ number: 51 })])
+      .when(place([{ betId: BET_A, type: 'lucky_six', amount: 100 }]))
+      .thenThrows({ code: 'BET_PAST_MAX_ROUND' });
+    const error = spec
+      .given([opened(), placed(BET_A, 'tie', 900)])
+      .when(place([{ betId: BET_B, type: 'tie', amount: 200 }]))
+      .thenThrows({ code: 'BET_ABOVE_MAX' });
+    expect(error).toMatchObject({ details: { field: 'amount' } });
+  });
+
+  it('counts only the same player’s stakes against the limits', () => {
+    spec
+      .given([opened(), placed(BET_A, 'tie', 900, 'bob')])
+      .when(place([{ betId: BET_B, type: 'tie', amount: 900 }]))
+      .then([placed(BET_B, 'tie', 900)]);
+  });
+
+  it('clears a player’s bets before betting closes', () => {
+    spec
+      .given([opened(), placed(BET_A, 'player', 500), placed(BET_B, 'tie', 100, 'bob')])
+      .when({ type: 'ClearBets', playerId: 'alice' })
+      .then([
+        { type: 'BetsCleared', data: { roundId: ROUND, playerId: 'alice', betIds: [BET_A] } },
+      ]);
+    spec
+      .given([opened()])
+      .when({ type: 'ClearBets', playerId: 'alice' })
+      .thenThrows({ code: 'NO_BETS_TO_CLEAR' });
+  });
+
+  it('deals an rng round and completes it in the same step', () => {
+    const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    expect(events.map((e) => e.type)).toEqual([
+      'CardDealt',
+      'CardDealt',
+      'CardDealt',
+      'CardDealt',
+      'RoundCompleted',
+    ]);
+    expect(events.at(-1)).toEqual({
+      type: 'RoundCompleted',
+      data: {
+        roundId: ROUND,
+        player: { cards: ['9C', 'KH'], total: 9, natural: true, pair: false, perfectPair: false },
+        banker: { cards: ['2D', '3S'], total: 5, natural: false, pair: false, perfectPair: false },
+        winner: 'player',
+      },
+    });
+  });
+
+  it('refuses cards out of the third-card order', () => {
+    spec
+      .given([opened(), closed])
+      .when({ type: 'DealCards', cards: [{ position: 10, card: '9C', hand: 'banker' }] })
+      .thenThrows({ code: 'INVALID_DEAL' });
+    spec.given([opened()]).when(natural).thenThrows({ code: 'ROUND_NOT_DEALING' });
+  });
+
+  it('waits for a scanned round to be confirmed, and lets a supervisor correct a card first', () => {
+    const scanner = opened({ cardSource: 'scanner' });
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    expect(dealt.map((e) => e.type)).toEqual(['CardDealt', 'CardDealt', 'CardDealt', 'CardDealt']);
+    const history = [scanner, closed, ...dealt];
+    // 9C misread: it was 5C, so Player 5 must now draw: the correction is consistent, dealing goes on.
+    spec
+      .given(history)
+      .when({ type: 'CorrectCard', shoePosition: 10, card: '5C', reason: 'misread' })
+      .then([
+        {
+          type: 'CardCorrected',
+          data: { roundId: ROUND, shoePosition: 10, previous: '9C', card: '5C', reason: 'misread' },
+        },
+      ]);
+    const corrected = spec.stateAfter([
+      ...history,
+      {
+        type: 'CardCorrected',
+        data: { roundId: ROUND, shoePosition: 10, previous: '9C', card: '5C', reason: 'misread' },
+      },
+    ]);
+    expect(corrected.status).toBe('dealing');
+    const confirmed = roundDecider.decide({ type: 'ConfirmResult' }, spec.stateAfter(history));
+    expect(confirmed.map((e) => e.type)).toEqual(['RoundCompleted']);
+  });
+
+  it('refuses a correction that would make the cards already dealt break the rules', () => {
+    const scanner = opened({ cardSource: 'scanner' });
+    const dealt = roundDecider.decide(
+      {
+        type: 'DealCards',
+        cards: [
+          { position: 10, card: '2C', hand: 'player' },
+          { position: 11, card: '2D', hand: 'banker' },
+          { position: 12, card: '3H', hand: 'player' },
+          { position: 13, card: '3S', hand: 'banker' },
+          { position: 14, card: '4S', hand: 'player' },
+        ],
+      },
+      spec.stateAfter([scanner, closed]),
+    );
+    // With a 9C first the Player has a natural: no third card should have been dealt.
+    spec
+      .given([scanner, closed, ...dealt])
+      .when({ type: 'CorrectCard', shoePosition: 10, card: '5C', reason: 'misread' })
+      .thenThrows({ code: 'INVALID_CORRECTION' });
+  });
+
+  it('pauses, resumes and voids; a completed round cannot be voided here', () => {
+    const pause: RoundCommand = { type: 'PauseRound', reason: 'card on the floor' };
+    spec
+      .given([opened()])
+      .when(pause)
+      .then([{ type: 'RoundPaused', data: { roundId: ROUND, reason: 'card on the floor' } }]);
+    spec.given([opened()]).when({ type: 'ResumeRound' }).thenThrows({ code: 'ROUND_NOT_PAUSED' });
+    spec
+      .given([opened()])
+      .when({ type: 'VoidRound', reason: 'table fault' })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'table fault' } }]);
+    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    spec
+      .given([opened(), closed, ...completed])
+      .when({ type: 'VoidRound', reason: 'late' })
+      .thenThrows({ code: 'ROUND_FINISHED' });
+  });
+});

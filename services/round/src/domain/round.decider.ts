@@ -1,0 +1,420 @@
+import {
+  evaluateRound,
+  InvalidDealError,
+  nextCardRecipient,
+  validateBets,
+  BetRejectedError,
+  type BetType,
+  type Card,
+  type Hand,
+  type RoundStakes,
+} from '@croupier/baccarat';
+import {
+  DomainError,
+  type CardSource,
+  type DrawnCard,
+  type PlacedBet,
+  type RoundEvent,
+  type RoundId,
+  type RoundRules,
+  type SettlementLine,
+  type ShoeId,
+  type TableId,
+} from '@croupier/contracts';
+import type { Decider } from '@croupier/eventstore';
+
+/** A bet as proposed to the round; the wallet has already been debited for it. */
+export interface BetRequest {
+  readonly betId: string;
+  readonly type: string;
+  readonly amount: unknown;
+  readonly bankerMode?: string | undefined;
+  readonly seat?: number | null | undefined;
+}
+
+export type RoundCommand =
+  | {
+      type: 'OpenRound';
+      roundId: RoundId;
+      tableId: TableId;
+      shoeId: ShoeId;
+      number: number;
+      cardSource: CardSource;
+      currency: string;
+      rules: RoundRules;
+      paytableId: string;
+      dealer: { dealerId: string | null; shiftId: string };
+    }
+  | { type: 'PlaceBets'; playerId: string; bets: readonly BetRequest[]; rebetOf: RoundId | null }
+  | { type: 'ClearBets'; playerId: string }
+  | { type: 'CloseBetting' }
+  | { type: 'DealCards'; cards: readonly DrawnCard[] }
+  | { type: 'CorrectCard'; shoePosition: number; card: Card; reason: string }
+  | { type: 'ConfirmResult' }
+  | { type: 'PauseRound'; reason: string }
+  | { type: 'ResumeRound' }
+  | { type: 'VoidRound'; reason: string };
+
+export type RoundStatus =
+  'none' | 'betting' | 'closed' | 'dealing' | 'dealt' | 'completed' | 'voided';
+
+export interface ActiveBet extends PlacedBet {
+  readonly status: 'active' | 'cleared';
+}
+
+export interface CardAt {
+  readonly card: Card;
+  readonly shoePosition: number;
+}
+
+export interface RoundState {
+  readonly status: RoundStatus;
+  readonly paused: boolean;
+  readonly roundId: RoundId;
+  readonly tableId: TableId;
+  readonly shoeId: ShoeId;
+  readonly number: number;
+  readonly cardSource: CardSource;
+  readonly currency: string;
+  readonly rules: RoundRules | null;
+  readonly bets: ReadonlyMap<string, ActiveBet>;
+  readonly player: readonly CardAt[];
+  readonly banker: readonly CardAt[];
+  readonly settlementId: string | null;
+  readonly settledLines: readonly SettlementLine[];
+  readonly refundedBetIds: ReadonlySet<string>;
+}
+
+export const initialRoundState = (): RoundState => ({
+  status: 'none',
+  paused: false,
+  roundId: '',
+  tableId: '',
+  shoeId: '',
+  number: 0,
+  cardSource: 'rng',
+  currency: '',
+  rules: null,
+  bets: new Map(),
+  player: [],
+  banker: [],
+  settlementId: null,
+  settledLines: [],
+  refundedBetIds: new Set(),
+});
+
+export function activeBets(state: RoundState, playerId?: string): ActiveBet[] {
+  return [...state.bets.values()].filter(
+    (bet) => bet.status === 'active' && (playerId === undefined || bet.playerId === playerId),
+  );
+}
+
+export function stakesOf(state: RoundState, playerId: string): RoundStakes {
+  const stakes: Partial<Record<BetType, number>> = {};
+  for (const bet of activeBets(state, playerId))
+    stakes[bet.type] = (stakes[bet.type] ?? 0) + bet.amount;
+  return stakes;
+}
+
+const cardsOf = (hand: readonly CardAt[]): Card[] => hand.map((c) => c.card);
+
+function replaceCard(hand: readonly CardAt[], shoePosition: number, card: Card): CardAt[] {
+  return hand.map((c) => (c.shoePosition === shoePosition ? { ...c, card } : c));
+}
+
+export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
+  switch (event.type) {
+    case 'RoundOpened': {
+      const d = event.data;
+      return {
+        ...state,
+        status: 'betting',
+        roundId: d.roundId,
+        tableId: d.tableId,
+        shoeId: d.shoeId,
+        number: d.number,
+        cardSource: d.cardSource,
+        currency: d.currency,
+        rules: d.rules,
+      };
+    }
+    case 'BetPlaced': {
+      const { roundId: _round, rebetOf: _rebet, ...bet } = event.data;
+      const bets = new Map(state.bets);
+      bets.set(bet.betId, { ...bet, status: 'active' });
+      return { ...state, bets };
+    }
+    case 'BetsCleared': {
+      const bets = new Map(state.bets);
+      for (const betId of event.data.betIds) {
+        const bet = bets.get(betId);
+        if (bet) bets.set(betId, { ...bet, status: 'cleared' });
+      }
+      return { ...state, bets };
+    }
+    case 'BettingClosed':
+      return { ...state, status: 'closed' };
+    case 'CardDealt': {
+      const card = { card: event.data.card, shoePosition: event.data.shoePosition };
+      const player = event.data.hand === 'player' ? [...state.player, card] : state.player;
+      const banker = event.data.hand === 'banker' ? [...state.banker, card] : state.banker;
+      const complete = nextCardRecipient(cardsOf(player), cardsOf(banker)) === null;
+      return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
+    }
+    case 'CardCorrected': {
+      const { shoePosition, card } = event.data;
+      const player = replaceCard(state.player, shoePosition, card);
+      const banker = replaceCard(state.banker, shoePosition, card);
+      const complete = nextCardRecipient(cardsOf(player), cardsOf(banker)) === null;
+      return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
+    }
+    case 'RoundPaused':
+      return { ...state, paused: true };
+    case 'RoundResumed':
+      return { ...state, paused: false };
+    case 'RoundCompleted':
+      return { ...state, status: 'completed' };
+    case 'RoundSettled':
+      return { ...state, settlementId: event.data.settlementId, settledLines: event.data.lines };
+    case 'BetsRefunded': {
+      const refundedBetIds = new Set(state.refundedBetIds);
+      for (const line of event.data.lines) refundedBetIds.add(line.betId);
+      return { ...state, refundedBetIds };
+    }
+    case 'RoundVoided':
+      return { ...state, status: 'voided', paused: false };
+  }
+}
+
+function requireOpen(state: RoundState): void {
+  if (state.status === 'none') throw new DomainError('ROUND_NOT_FOUND', 'no such round');
+}
+
+function requireNotPaused(state: RoundState): void {
+  if (state.paused) throw new DomainError('ROUND_PAUSED', `round ${state.roundId} is paused`);
+}
+
+function requireNotFinished(state: RoundState): void {
+  if (state.status === 'completed' || state.status === 'voided') {
+    throw new DomainError('ROUND_FINISHED', `round ${state.roundId} is ${state.status}`);
+  }
+}
+
+function completion(
+  state: RoundState,
+  player: readonly CardAt[],
+  banker: readonly CardAt[],
+): RoundEvent {
+  const result = evaluateRound(cardsOf(player), cardsOf(banker));
+  const hand = (side: Hand) => ({
+    cards: side === 'player' ? [...result.player] : [...result.banker],
+    total: side === 'player' ? result.playerTotal : result.bankerTotal,
+    natural: side === 'player' ? result.playerNatural : result.bankerNatural,
+    pair: side === 'player' ? result.playerPair : result.bankerPair,
+    perfectPair: side === 'player' ? result.playerPerfectPair : result.bankerPerfectPair,
+  });
+  return {
+    type: 'RoundCompleted',
+    data: {
+      roundId: state.roundId,
+      player: hand('player'),
+      banker: hand('banker'),
+      winner: result.winner,
+    },
+  };
+}
+
+function placeBets(
+  command: Extract<RoundCommand, { type: 'PlaceBets' }>,
+  state: RoundState,
+): RoundEvent[] {
+  requireOpen(state);
+  requireNotPaused(state);
+  if (state.status !== 'betting')
+    throw new DomainError('BETTING_CLOSED', `betting on round ${state.roundId} is closed`);
+  const fresh = command.bets.filter((bet) => !state.bets.has(bet.betId));
+  if (fresh.length === 0) return []; // every bet already placed: a retried request
+  if (fresh.length !== command.bets.length) {
+    throw new DomainError(
+      'ALREADY_EXISTS',
+      'some of these bet ids were placed already; retry with the same set or new ids',
+    );
+  }
+  let valid;
+  try {
+    valid = validateBets(state.rules!, state.number, stakesOf(state, command.playerId), fresh);
+  } catch (error) {
+    if (error instanceof BetRejectedError) {
+      throw new DomainError(error.code, error.message, { field: error.field });
+    }
+    throw error;
+  }
+  return valid.map((bet, index) => ({
+    type: 'BetPlaced',
+    data: {
+      roundId: state.roundId,
+      betId: fresh[index]!.betId,
+      playerId: command.playerId,
+      type: bet.type,
+      amount: bet.amount,
+      bankerMode: bet.bankerMode ?? null,
+      seat: bet.seat,
+      rebetOf: command.rebetOf,
+    },
+  }));
+}
+
+function dealCards(
+  command: Extract<RoundCommand, { type: 'DealCards' }>,
+  state: RoundState,
+): RoundEvent[] {
+  requireOpen(state);
+  requireNotPaused(state);
+  if (state.status === 'betting')
+    throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
+  requireNotFinished(state);
+  const dealtPositions = new Set([...state.player, ...state.banker].map((c) => c.shoePosition));
+  const fresh = command.cards.filter((c) => !dealtPositions.has(c.position));
+  const player = [...state.player];
+  const banker = [...state.banker];
+  const events: RoundEvent[] = [];
+  for (const drawn of fresh) {
+    const due = nextCardRecipient(cardsOf(player), cardsOf(banker));
+    if (due === null)
+      throw new DomainError('INVALID_DEAL', `round ${state.roundId} needs no more cards`);
+    if (due !== drawn.hand) {
+      throw new DomainError(
+        'INVALID_DEAL',
+        `the next card goes to the ${due}, not the ${drawn.hand}`,
+      );
+    }
+    (due === 'player' ? player : banker).push({ card: drawn.card, shoePosition: drawn.position });
+    events.push({
+      type: 'CardDealt',
+      data: { roundId: state.roundId, hand: due, card: drawn.card, shoePosition: drawn.position },
+    });
+  }
+  const complete = nextCardRecipient(cardsOf(player), cardsOf(banker)) === null;
+  // An rng round is settled as dealt; a scanned one waits for the dealer to confirm the result.
+  if (complete && state.cardSource === 'rng' && events.length > 0)
+    events.push(completion(state, player, banker));
+  return events;
+}
+
+function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
+  switch (command.type) {
+    case 'OpenRound': {
+      if (state.status !== 'none')
+        throw new DomainError('ALREADY_EXISTS', `round ${command.roundId} exists`);
+      const { type: _type, ...data } = command;
+      return [{ type: 'RoundOpened', data }];
+    }
+    case 'PlaceBets':
+      return placeBets(command, state);
+    case 'ClearBets': {
+      requireOpen(state);
+      requireNotPaused(state);
+      if (state.status !== 'betting')
+        throw new DomainError('BETTING_CLOSED', `betting on round ${state.roundId} is closed`);
+      const bets = activeBets(state, command.playerId);
+      if (bets.length === 0)
+        throw new DomainError(
+          'NO_BETS_TO_CLEAR',
+          `${command.playerId} has no bets on round ${state.roundId}`,
+        );
+      return [
+        {
+          type: 'BetsCleared',
+          data: {
+            roundId: state.roundId,
+            playerId: command.playerId,
+            betIds: bets.map((b) => b.betId),
+          },
+        },
+      ];
+    }
+    case 'CloseBetting':
+      requireOpen(state);
+      requireNotPaused(state);
+      if (state.status !== 'betting') return [];
+      return [{ type: 'BettingClosed', data: { roundId: state.roundId } }];
+    case 'DealCards':
+      return dealCards(command, state);
+    case 'CorrectCard': {
+      requireOpen(state);
+      requireNotFinished(state);
+      if (state.cardSource !== 'scanner')
+        throw new DomainError('WRONG_CARD_SOURCE', 'only scanned cards can be corrected');
+      const old = [...state.player, ...state.banker].find(
+        (c) => c.shoePosition === command.shoePosition,
+      );
+      if (old === undefined) {
+        throw new DomainError(
+          'INVALID_CORRECTION',
+          `no card of round ${state.roundId} came from shoe position ${command.shoePosition}`,
+        );
+      }
+      if (old.card === command.card) return [];
+      try {
+        nextCardRecipient(
+          cardsOf(replaceCard(state.player, command.shoePosition, command.card)),
+          cardsOf(replaceCard(state.banker, command.shoePosition, command.card)),
+        );
+      } catch (error) {
+        if (error instanceof InvalidDealError) {
+          throw new DomainError(
+            'INVALID_CORRECTION',
+            `with ${command.card} at position ${command.shoePosition} the cards already dealt break the third-card rule (${error.message}); void the round instead`,
+          );
+        }
+        throw error;
+      }
+      return [
+        {
+          type: 'CardCorrected',
+          data: {
+            roundId: state.roundId,
+            shoePosition: command.shoePosition,
+            previous: old.card,
+            card: command.card,
+            reason: command.reason,
+          },
+        },
+      ];
+    }
+    case 'ConfirmResult':
+      requireOpen(state);
+      requireNotPaused(state);
+      if (state.status === 'completed') return [];
+      if (state.status !== 'dealt')
+        throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not fully dealt`);
+      return [completion(state, state.player, state.banker)];
+    case 'PauseRound':
+      requireOpen(state);
+      requireNotFinished(state);
+      if (state.paused) return [];
+      return [{ type: 'RoundPaused', data: { roundId: state.roundId, reason: command.reason } }];
+    case 'ResumeRound':
+      requireOpen(state);
+      requireNotFinished(state);
+      if (!state.paused)
+        throw new DomainError('ROUND_NOT_PAUSED', `round ${state.roundId} is not paused`);
+      return [{ type: 'RoundResumed', data: { roundId: state.roundId } }];
+    case 'VoidRound':
+      requireOpen(state);
+      if (state.status === 'voided') return [];
+      if (state.status === 'completed') {
+        throw new DomainError(
+          'ROUND_FINISHED',
+          `round ${state.roundId} is complete; a settled round is corrected by resettlement`,
+        );
+      }
+      return [{ type: 'RoundVoided', data: { roundId: state.roundId, reason: command.reason } }];
+  }
+}
+
+export const roundDecider: Decider<RoundCommand, RoundEvent, RoundState> = {
+  decide,
+  evolve: evolveRound,
+  initialState: initialRoundState,
+};

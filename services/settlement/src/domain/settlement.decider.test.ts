@@ -1,0 +1,154 @@
+import type { RoundEvent, RoundRules } from '@croupier/contracts';
+import { deciderSpecification } from '@croupier/testkit';
+import { describe, expect, it } from 'vitest';
+import { settlementDecider } from './settlement.decider.js';
+
+const spec = deciderSpecification(settlementDecider);
+const ROUND = 't1.1.1';
+const SETTLEMENT = '00000000-0000-4000-8000-0000000000c1';
+const REFUND = '00000000-0000-4000-8000-0000000000c2';
+const betIds = ['a', 'b', 'c'].map((c) => `00000000-0000-4000-8000-00000000000${c}`);
+const RULES: RoundRules = {
+  bets: {
+    player: { min: 10, max: 10_000, maxRound: null },
+    banker: { min: 10, max: 10_000, maxRound: null },
+    tie: { min: 10, max: 1_000, maxRound: null },
+  },
+  playerBankerDifferenceLimit: null,
+  bankerModes: ['commission'],
+  commission: 'deducted',
+  tieOdds: 8,
+  seats: null,
+};
+const history: RoundEvent[] = [
+  {
+    type: 'RoundOpened',
+    data: {
+      roundId: ROUND,
+      tableId: 't1',
+      shoeId: 't1.1',
+      number: 1,
+      cardSource: 'rng',
+      currency: 'EUR',
+      rules: RULES,
+      paytableId: 'a'.repeat(64),
+      dealer: { dealerId: null, shiftId: '00000000-0000-4000-8000-0000000000d1' },
+    },
+  },
+  ...(['banker', 'player', 'tie'] as const).map((type, i): RoundEvent => ({
+    type: 'BetPlaced',
+    data: {
+      roundId: ROUND,
+      betId: betIds[i]!,
+      playerId: i === 2 ? 'bob' : 'alice',
+      type,
+      amount: 30,
+      bankerMode: type === 'banker' ? 'commission' : null,
+      seat: null,
+      rebetOf: null,
+    },
+  })),
+];
+const completed: RoundEvent = {
+  type: 'RoundCompleted',
+  data: {
+    roundId: ROUND,
+    player: { cards: ['2C', '3D'], total: 5, natural: false, pair: false, perfectPair: false },
+    banker: { cards: ['4H', '4S'], total: 8, natural: true, pair: true, perfectPair: false },
+    winner: 'banker',
+  },
+};
+
+describe('settlement decider', () => {
+  it('settles every standing bet of a completed round with the round’s paytable', () => {
+    const [settled] = settlementDecider.decide(
+      { type: 'SettleRound', settlementId: SETTLEMENT },
+      spec.stateAfter([...history, completed]),
+    );
+    expect(settled).toMatchObject({
+      type: 'RoundSettled',
+      data: { settlementId: SETTLEMENT, totals: { staked: 90, paidOut: 58, commission: 2 } },
+    });
+    const lines = (settled as Extract<RoundEvent, { type: 'RoundSettled' }>).data.lines;
+    expect(lines.map((l) => [l.type, l.result, l.payout, l.commission])).toEqual([
+      ['banker', 'win', 58, 2],
+      ['player', 'lose', 0, 0],
+      ['tie', 'lose', 0, 0],
+    ]);
+  });
+
+  it('settles once', () => {
+    const settled = settlementDecider.decide(
+      { type: 'SettleRound', settlementId: SETTLEMENT },
+      spec.stateAfter([...history, completed]),
+    );
+    spec
+      .given([...history, completed, ...settled])
+      .when({ type: 'SettleRound', settlementId: REFUND })
+      .then([]);
+  });
+
+  it('does not settle a round that is not complete', () => {
+    spec
+      .given(history)
+      .when({ type: 'SettleRound', settlementId: SETTLEMENT })
+      .thenThrows({ code: 'ROUND_NOT_DEALING' });
+  });
+
+  it('refunds every bet of a voided round, once', () => {
+    const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
+    const refunded: RoundEvent = {
+      type: 'BetsRefunded',
+      data: {
+        roundId: ROUND,
+        refundId: REFUND,
+        reason: 'voided',
+        lines: betIds.map((betId, i) => ({
+          betId,
+          playerId: i === 2 ? 'bob' : 'alice',
+          amount: 30,
+        })),
+      },
+    };
+    spec
+      .given([...history, voided])
+      .when({ type: 'RefundVoidedRound', refundId: REFUND })
+      .then([refunded]);
+    spec
+      .given([...history, voided, refunded])
+      .when({ type: 'RefundVoidedRound', refundId: REFUND })
+      .then([]);
+    spec
+      .given([...history, voided])
+      .when({ type: 'SettleRound', settlementId: SETTLEMENT })
+      .then([]);
+  });
+
+  it('refunds cleared bets and leaves them out of the settlement', () => {
+    const cleared: RoundEvent = {
+      type: 'BetsCleared',
+      data: { roundId: ROUND, playerId: 'alice', betIds: betIds.slice(0, 2) },
+    };
+    spec
+      .given([...history, cleared])
+      .when({ type: 'RefundClearedBets', refundId: REFUND, betIds: betIds.slice(0, 2) })
+      .then([
+        {
+          type: 'BetsRefunded',
+          data: {
+            roundId: ROUND,
+            refundId: REFUND,
+            reason: 'cleared',
+            lines: betIds.slice(0, 2).map((betId) => ({ betId, playerId: 'alice', amount: 30 })),
+          },
+        },
+      ]);
+    const [settled] = settlementDecider.decide(
+      { type: 'SettleRound', settlementId: SETTLEMENT },
+      spec.stateAfter([...history, cleared, completed]),
+    );
+    expect(
+      (settled as Extract<RoundEvent, { type: 'RoundSettled' }>).data.lines.map((l) => l.betId),
+    ).toEqual([betIds[2]]);
+  });
+});

@@ -1,0 +1,207 @@
+import { settleBet, type RoundOutcome } from '@croupier/baccarat';
+import {
+  DomainError,
+  type PlacedBet,
+  type RefundLine,
+  type RoundEvent,
+  type RoundRules,
+  type SettlementLine,
+} from '@croupier/contracts';
+import type { Decider } from '@croupier/eventstore';
+
+/**
+ * Settlement's view of a round stream: the bets still standing, the outcome, and what has been
+ * settled or refunded. From it, it decides RoundSettled (once, when the round completes) and
+ * BetsRefunded (for cleared bets, and for every bet of a voided round).
+ */
+export type SettlementCommand =
+  | { type: 'SettleRound'; settlementId: string }
+  | { type: 'RefundVoidedRound'; refundId: string }
+  | { type: 'RefundClearedBets'; refundId: string; betIds: readonly string[] };
+
+type Completed = Extract<RoundEvent, { type: 'RoundCompleted' }>['data'];
+
+export interface SettlementState {
+  readonly roundId: string;
+  readonly tableId: string;
+  readonly shiftId: string | null;
+  readonly rules: RoundRules | null;
+  /** Bets placed and not cleared, by id. */
+  readonly standing: ReadonlyMap<string, PlacedBet>;
+  /** Bets cleared and not yet refunded. */
+  readonly cleared: ReadonlyMap<string, PlacedBet>;
+  readonly completed: Completed | null;
+  readonly voided: boolean;
+  readonly settlementId: string | null;
+  readonly refunded: ReadonlySet<string>;
+}
+
+export const initialSettlementState = (): SettlementState => ({
+  roundId: '',
+  tableId: '',
+  shiftId: null,
+  rules: null,
+  standing: new Map(),
+  cleared: new Map(),
+  completed: null,
+  voided: false,
+  settlementId: null,
+  refunded: new Set(),
+});
+
+export function evolveSettlement(state: SettlementState, event: RoundEvent): SettlementState {
+  switch (event.type) {
+    case 'RoundOpened':
+      return {
+        ...state,
+        roundId: event.data.roundId,
+        tableId: event.data.tableId,
+        shiftId: event.data.dealer.shiftId,
+        rules: event.data.rules,
+      };
+    case 'BetPlaced': {
+      const { roundId: _roundId, rebetOf: _rebetOf, ...bet } = event.data;
+      const standing = new Map(state.standing);
+      standing.set(bet.betId, bet);
+      return { ...state, standing };
+    }
+    case 'BetsCleared': {
+      const standing = new Map(state.standing);
+      const cleared = new Map(state.cleared);
+      for (const betId of event.data.betIds) {
+        const bet = standing.get(betId);
+        if (bet === undefined) continue;
+        standing.delete(betId);
+        cleared.set(betId, bet);
+      }
+      return { ...state, standing, cleared };
+    }
+    case 'RoundCompleted':
+      return { ...state, completed: event.data };
+    case 'RoundSettled':
+      return { ...state, settlementId: event.data.settlementId };
+    case 'BetsRefunded': {
+      const refunded = new Set(state.refunded);
+      const cleared = new Map(state.cleared);
+      for (const line of event.data.lines) {
+        refunded.add(line.betId);
+        cleared.delete(line.betId);
+      }
+      return { ...state, refunded, cleared };
+    }
+    case 'RoundVoided':
+      return { ...state, voided: true };
+    default:
+      return state;
+  }
+}
+
+/** The rules engine's view of a completed round. */
+export function outcomeOf(completed: Completed): RoundOutcome {
+  return {
+    winner: completed.winner,
+    playerTotal: completed.player.total,
+    bankerTotal: completed.banker.total,
+    playerCardCount: completed.player.cards.length as 2 | 3,
+    bankerCardCount: completed.banker.cards.length as 2 | 3,
+    playerNatural: completed.player.natural,
+    bankerNatural: completed.banker.natural,
+    playerPair: completed.player.pair,
+    bankerPair: completed.banker.pair,
+    playerPerfectPair: completed.player.perfectPair,
+    bankerPerfectPair: completed.banker.perfectPair,
+  };
+}
+
+/** Settles every standing bet of a completed round with the round's own paytable. */
+export function settlementLines(state: SettlementState): SettlementLine[] {
+  const rules = state.rules!;
+  const outcome = outcomeOf(state.completed!);
+  return [...state.standing.values()].map((bet) => {
+    const settled = settleBet(
+      { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
+      outcome,
+      rules,
+    );
+    return {
+      betId: bet.betId,
+      playerId: bet.playerId,
+      type: bet.type,
+      bankerMode: bet.bankerMode,
+      seat: bet.seat,
+      stake: bet.amount,
+      result: settled.result,
+      payout: settled.payout,
+      commission: settled.commission,
+      commissionMode: rules.commission,
+    };
+  });
+}
+
+const refundLine = (bet: PlacedBet): RefundLine => ({
+  betId: bet.betId,
+  playerId: bet.playerId,
+  amount: bet.amount,
+});
+
+function decide(command: SettlementCommand, state: SettlementState): RoundEvent[] {
+  if (state.rules === null) throw new DomainError('ROUND_NOT_FOUND', 'no such round');
+  switch (command.type) {
+    case 'SettleRound': {
+      if (state.settlementId !== null || state.voided) return [];
+      if (state.completed === null)
+        throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not complete`);
+      const lines = settlementLines(state);
+      const sum = (pick: (line: SettlementLine) => number) =>
+        lines.reduce((total, line) => total + pick(line), 0);
+      return [
+        {
+          type: 'RoundSettled',
+          data: {
+            roundId: state.roundId,
+            settlementId: command.settlementId,
+            lines,
+            totals: {
+              staked: sum((l) => l.stake),
+              paidOut: sum((l) => l.payout),
+              commission: sum((l) => l.commission),
+            },
+          },
+        },
+      ];
+    }
+    case 'RefundVoidedRound': {
+      if (!state.voided)
+        throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not voided`);
+      const lines = [...state.standing.values(), ...state.cleared.values()]
+        .filter((bet) => !state.refunded.has(bet.betId))
+        .map(refundLine);
+      if (lines.length === 0) return [];
+      return [
+        {
+          type: 'BetsRefunded',
+          data: { roundId: state.roundId, refundId: command.refundId, reason: 'voided', lines },
+        },
+      ];
+    }
+    case 'RefundClearedBets': {
+      const lines = command.betIds
+        .map((betId) => state.cleared.get(betId))
+        .filter((bet): bet is PlacedBet => bet !== undefined && !state.refunded.has(bet.betId))
+        .map(refundLine);
+      if (lines.length === 0) return [];
+      return [
+        {
+          type: 'BetsRefunded',
+          data: { roundId: state.roundId, refundId: command.refundId, reason: 'cleared', lines },
+        },
+      ];
+    }
+  }
+}
+
+export const settlementDecider: Decider<SettlementCommand, RoundEvent, SettlementState> = {
+  decide,
+  evolve: evolveSettlement,
+  initialState: initialSettlementState,
+};

@@ -1,0 +1,216 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { handle, load, type Aggregate } from '@croupier/application';
+import {
+  DomainError,
+  parseShoeId,
+  roundIdOf,
+  shoeEventSchema,
+  shoeIdOf,
+  streams,
+  type CommandContext,
+  type DigestEntry,
+  type DrawnCard,
+  type ShoeEvent,
+  type ShoePort,
+  type ShoeSummary,
+} from '@croupier/contracts';
+import { canonicalJson, type EventStore } from '@croupier/eventstore';
+import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.decider.js';
+import type { SeedVault } from './seed-vault.js';
+
+export const shoeAggregate: Aggregate<ShoeCommand, ShoeEvent, ShoeState> = {
+  decider: shoeDecider,
+  parse: (recorded) => shoeEventSchema.parse({ type: recorded.type, data: recorded.data }),
+};
+
+export function summarize(state: ShoeState): ShoeSummary {
+  const { tableId, shoeNumber } = parseShoeId(state.shoeId);
+  return {
+    shoeId: state.shoeId,
+    tableId,
+    number: shoeNumber,
+    status: state.status === 'none' ? 'dealing' : state.status,
+    decks: state.decks,
+    cardSource: state.cardSource,
+    shufflePolicy: state.shufflePolicy,
+    position: state.position,
+    cardsLeft: state.decks * 52 - state.position,
+    roundsDrawn: state.lastRoundDrawn,
+    lastRoundNumber: state.lastRoundNumber,
+    commitment: state.commitment,
+  };
+}
+
+/** The shoe service's command side: every shoe operation, each one event-sourced. */
+export class ShoeService implements ShoePort {
+  constructor(
+    private readonly store: EventStore,
+    private readonly vault: SeedVault,
+  ) {}
+
+  async getShoe(shoeId: string): Promise<ShoeSummary | null> {
+    const { state } = await load(this.store, shoeAggregate, streams.shoe(shoeId));
+    return state.status === 'none' ? null : summarize(state);
+  }
+
+  async startShoe(
+    input: Parameters<ShoePort['startShoe']>[0],
+    context: CommandContext,
+  ): Promise<ShoeSummary> {
+    const shoeId = shoeIdOf(input.tableId, input.number);
+    const { config } = input;
+    const rng = config.cardSource === 'rng';
+    const seed = rng ? randomBytes(32).toString('hex') : null;
+    try {
+      const { state } = await this.run(
+        shoeId,
+        {
+          type: 'ShuffleShoe',
+          shoeId,
+          tableId: input.tableId,
+          number: input.number,
+          decks: config.decks,
+          cardSource: config.cardSource,
+          shufflePolicy: config.shufflePolicy,
+          burn: config.burn,
+          cutCard: config.cutCard,
+          rng: seed === null ? null : { seed, sealedSeed: this.vault.seal(seed, shoeId) },
+        },
+        context,
+      );
+      return summarize(state);
+    } catch (error) {
+      // Another process started this shoe first: it is the shoe.
+      if (error instanceof DomainError && error.code === 'ALREADY_EXISTS') {
+        return (await this.getShoe(shoeId))!;
+      }
+      throw error;
+    }
+  }
+
+  async drawRound(
+    input: Parameters<ShoePort['drawRound']>[0],
+    context: CommandContext,
+  ): Promise<DrawnCard[]> {
+    const { state } = await this.run(
+      input.shoeId,
+      (current) => ({
+        type: 'DrawRound',
+        roundId: input.roundId,
+        roundNumber: input.roundNumber,
+        seed: this.seedOf(current),
+      }),
+      context,
+    );
+    return [...(state.rounds.get(input.roundId)?.cards ?? [])];
+  }
+
+  async drawScannedCard(
+    input: Parameters<ShoePort['drawScannedCard']>[0],
+    context: CommandContext,
+  ): Promise<DrawnCard> {
+    const { state } = await this.run(
+      input.shoeId,
+      (current) => ({
+        type: 'DrawScannedCard',
+        roundId: input.roundId,
+        roundNumber: input.roundNumber,
+        index: current.rounds.get(input.roundId)?.cards.length ?? 0,
+        card: input.card,
+        hand: input.hand,
+      }),
+      context,
+    );
+    return state.rounds.get(input.roundId)!.cards.at(-1)!;
+  }
+
+  async correctCard(
+    input: Parameters<ShoePort['correctCard']>[0],
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(input.shoeId, { type: 'CorrectCard', ...input }, context);
+  }
+
+  async reportCutCard(
+    input: Parameters<ShoePort['reportCutCard']>[0],
+    context: CommandContext,
+  ): Promise<ShoeSummary> {
+    const { state } = await this.run(
+      input.shoeId,
+      { type: 'ReportCutCard', roundId: input.roundId, roundNumber: input.roundNumber },
+      context,
+    );
+    return summarize(state);
+  }
+
+  async burnScannedCard(
+    input: Parameters<ShoePort['burnScannedCard']>[0],
+    context: CommandContext,
+  ): Promise<ShoeSummary> {
+    const { state } = await this.run(
+      input.shoeId,
+      { type: 'BurnScannedCard', shownCard: input.shownCard },
+      context,
+    );
+    return summarize(state);
+  }
+
+  async closeShoe(
+    input: Parameters<ShoePort['closeShoe']>[0],
+    context: CommandContext,
+  ): Promise<ShoeSummary> {
+    const digest = await this.digestOf(input.shoeId);
+    const { state } = await this.run(
+      input.shoeId,
+      (current) => ({
+        type: 'CloseShoe',
+        reason: input.reason,
+        seed:
+          current.sealedSeed === null
+            ? null
+            : this.vault.unseal(current.sealedSeed, current.shoeId),
+        digest,
+      }),
+      context,
+    );
+    return summarize(state);
+  }
+
+  /**
+   * The last revision and hash of the shoe's stream and of every round stream of the shoe
+   * (rounds are numbered from 1 without gaps), and sha256 of their canonical JSON.
+   */
+  async digestOf(shoeId: string): Promise<{ streams: DigestEntry[]; value: string }> {
+    const entries: DigestEntry[] = [];
+    const head = async (stream: string): Promise<boolean> => {
+      const [last] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 });
+      if (last === undefined) return false;
+      entries.push({
+        stream,
+        revision: last.revision.toString(),
+        hash: String(last.metadata.hash),
+      });
+      return true;
+    };
+    await head(streams.shoe(shoeId));
+    for (let round = 1; await head(streams.round(roundIdOf(shoeId, round))); round++);
+    return {
+      streams: entries,
+      value: createHash('sha256').update(canonicalJson(entries)).digest('hex'),
+    };
+  }
+
+  private seedOf(state: ShoeState): string {
+    if (state.sealedSeed === null)
+      throw new DomainError('WRONG_CARD_SOURCE', `shoe ${state.shoeId} has no seed`);
+    return this.vault.unseal(state.sealedSeed, state.shoeId);
+  }
+
+  private async run(
+    shoeId: string,
+    command: ShoeCommand | ((state: ShoeState) => ShoeCommand),
+    context: CommandContext,
+  ) {
+    return handle(this.store, shoeAggregate, streams.shoe(shoeId), command, context);
+  }
+}

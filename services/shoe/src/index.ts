@@ -1,0 +1,3 @@
+export * from './domain/shoe.decider.js';
+export * from './application/seed-vault.js';
+export * from './application/shoe-service.js';

@@ -1,0 +1,153 @@
+import type { WalletEvent } from '@croupier/contracts';
+import { deciderSpecification } from '@croupier/testkit';
+import { describe, expect, it } from 'vitest';
+import { available, walletDecider } from './wallet.decider.js';
+
+const spec = deciderSpecification(walletDecider);
+const BET = '00000000-0000-4000-8000-0000000000b1';
+const SETTLEMENT = '00000000-0000-4000-8000-0000000000c1';
+const SHIFT = '00000000-0000-4000-8000-0000000000d1';
+const deposited: WalletEvent = {
+  type: 'FundsDeposited',
+  data: { playerId: 'alice', amount: 1_000, currency: 'EUR', reference: 'dep-1' },
+};
+const debited: WalletEvent = {
+  type: 'StakeDebited',
+  data: { playerId: 'alice', betId: BET, roundId: 't1.1.1', amount: 400 },
+};
+const debit = (amount: number, betId = BET) =>
+  ({
+    type: 'DebitStakes',
+    playerId: 'alice',
+    roundId: 't1.1.1',
+    currency: 'EUR',
+    stakes: [{ betId, amount }],
+  }) as const;
+
+describe('wallet decider', () => {
+  it('debits a stake the balance covers', () => {
+    spec.given([deposited]).when(debit(400)).then([debited]);
+  });
+
+  it('never goes below zero', () => {
+    spec.given([deposited]).when(debit(1_001)).thenThrows({ code: 'INSUFFICIENT_FUNDS' });
+    spec
+      .given([deposited, debited])
+      .when(debit(601, '00000000-0000-4000-8000-0000000000b2'))
+      .thenThrows({
+        code: 'INSUFFICIENT_FUNDS',
+      });
+  });
+
+  it('debits a bet once however often it is asked', () => {
+    spec.given([deposited, debited]).when(debit(400)).then([]);
+  });
+
+  it('refuses stakes in another currency, and amounts that are not positive integers', () => {
+    spec
+      .given([deposited])
+      .when({ ...debit(100), currency: 'USD' })
+      .thenThrows({ code: 'CURRENCY_MISMATCH' });
+    spec.given([deposited]).when(debit(1.5)).thenThrows({ code: 'INVALID_AMOUNT' });
+    spec
+      .when({ type: 'Deposit', playerId: 'a', amount: -5, currency: 'EUR', reference: 'x' })
+      .thenThrows({
+        code: 'INVALID_AMOUNT',
+      });
+  });
+
+  it('credits a payout once: a second credit for the same bet would pay twice', () => {
+    const credit = {
+      type: 'CreditPayout',
+      settlementId: SETTLEMENT,
+      roundId: 't1.1.1',
+      betId: BET,
+      amount: 780,
+      result: 'win',
+      accruedCommission: null,
+    } as const;
+    const credited: WalletEvent = {
+      type: 'PayoutCredited',
+      data: {
+        playerId: 'alice',
+        betId: BET,
+        roundId: 't1.1.1',
+        settlementId: SETTLEMENT,
+        amount: 780,
+        result: 'win',
+      },
+    };
+    spec.given([deposited, debited]).when(credit).then([credited]);
+    spec.given([deposited, debited, credited]).when(credit).then([]);
+    expect(spec.stateAfter([deposited, debited, credited]).balance).toBe(1_380);
+  });
+
+  it('refunds an open stake once, and never one already settled', () => {
+    const refund = {
+      type: 'RefundStake',
+      betId: BET,
+      roundId: 't1.1.1',
+      reason: 'voided',
+    } as const;
+    const refunded: WalletEvent = {
+      type: 'StakeRefunded',
+      data: { playerId: 'alice', betId: BET, roundId: 't1.1.1', amount: 400, reason: 'voided' },
+    };
+    spec.given([deposited, debited]).when(refund).then([refunded]);
+    spec.given([deposited, debited, refunded]).when(refund).then([]);
+    spec.given([deposited]).when(refund).then([]);
+  });
+
+  it('holds accrued commission back until its dealer shift ends, then collects it', () => {
+    const accrued: WalletEvent = {
+      type: 'CommissionAccrued',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        seat: 3,
+        shiftId: SHIFT,
+        betId: BET,
+        settlementId: SETTLEMENT,
+        amount: 20,
+      },
+    };
+    const state = spec.stateAfter([deposited, accrued]);
+    expect(state.balance).toBe(1_000);
+    expect(available(state)).toBe(980);
+    spec
+      .given([deposited, accrued])
+      .when({ type: 'Withdraw', amount: 981, reference: 'w' })
+      .thenThrows({
+        code: 'INSUFFICIENT_FUNDS',
+      });
+    spec
+      .given([deposited, accrued])
+      .when({
+        type: 'CollectCommission',
+        tableId: 'salon',
+        shiftId: SHIFT,
+        dealerChangeId: SETTLEMENT,
+      })
+      .then([
+        {
+          type: 'CommissionCollected',
+          data: {
+            playerId: 'alice',
+            tableId: 'salon',
+            shiftId: SHIFT,
+            amount: 20,
+            dealerChangeId: SETTLEMENT,
+          },
+        },
+      ]);
+    spec
+      .given([deposited, accrued])
+      .when({
+        type: 'CollectCommission',
+        tableId: 'salon',
+        shiftId: BET,
+        dealerChangeId: SETTLEMENT,
+      })
+      .then([]);
+  });
+});

@@ -1,0 +1,290 @@
+import { DomainError, type PlayerId, type RoundId, type WalletEvent } from '@croupier/contracts';
+import type { Decider } from '@croupier/eventstore';
+
+/**
+ * A player's wallet. Its balance is the sum of its events. A stake debited for a bet stays
+ * "open" until exactly one payout (possibly 0) or refund closes it; commission owed on an
+ * accrued-commission table is held back from what the player can spend until it is collected.
+ */
+export type WalletCommand =
+  | { type: 'Deposit'; playerId: PlayerId; amount: number; currency: string; reference: string }
+  | { type: 'Withdraw'; amount: number; reference: string }
+  | {
+      type: 'DebitStakes';
+      playerId: PlayerId;
+      roundId: RoundId;
+      currency: string;
+      stakes: readonly { betId: string; amount: number }[];
+    }
+  | {
+      type: 'CreditPayout';
+      settlementId: string;
+      roundId: RoundId;
+      betId: string;
+      amount: number;
+      result: 'win' | 'lose' | 'push';
+      /** Commission owed on an accrued-commission table, recorded with the payout. */
+      accruedCommission: { tableId: string; seat: number; shiftId: string; amount: number } | null;
+    }
+  | {
+      type: 'RefundStake';
+      betId: string;
+      roundId: RoundId;
+      reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
+    }
+  | { type: 'CollectCommission'; tableId: string; shiftId: string; dealerChangeId: string };
+
+export interface OpenStake {
+  readonly roundId: RoundId;
+  readonly amount: number;
+}
+
+export interface WalletState {
+  readonly exists: boolean;
+  readonly playerId: PlayerId;
+  readonly currency: string | null;
+  /** Sum of all movements, minor units. */
+  readonly balance: number;
+  readonly openStakes: ReadonlyMap<string, OpenStake>;
+  /** Commission owed per table dealer shift (accrued, not yet collected), keyed `table/shift`. */
+  readonly commissionOwed: ReadonlyMap<string, number>;
+}
+
+export const initialWalletState = (): WalletState => ({
+  exists: false,
+  playerId: '',
+  currency: null,
+  balance: 0,
+  openStakes: new Map(),
+  commissionOwed: new Map(),
+});
+
+export const shiftKey = (tableId: string, shiftId: string): string => `${tableId}/${shiftId}`;
+
+/** What the player can spend: the balance less commission owed. */
+export function available(state: WalletState): number {
+  let owed = 0;
+  for (const amount of state.commissionOwed.values()) owed += amount;
+  return state.balance - owed;
+}
+
+const withoutStake = (stakes: ReadonlyMap<string, OpenStake>, betId: string) => {
+  const next = new Map(stakes);
+  next.delete(betId);
+  return next;
+};
+
+export function evolveWallet(state: WalletState, event: WalletEvent): WalletState {
+  switch (event.type) {
+    case 'FundsDeposited':
+      return {
+        ...state,
+        exists: true,
+        playerId: event.data.playerId,
+        currency: state.currency ?? event.data.currency,
+        balance: state.balance + event.data.amount,
+      };
+    case 'FundsWithdrawn':
+      return { ...state, balance: state.balance - event.data.amount };
+    case 'StakeDebited': {
+      const openStakes = new Map(state.openStakes);
+      openStakes.set(event.data.betId, { roundId: event.data.roundId, amount: event.data.amount });
+      return { ...state, balance: state.balance - event.data.amount, openStakes };
+    }
+    case 'PayoutCredited':
+      return {
+        ...state,
+        balance: state.balance + event.data.amount,
+        openStakes: withoutStake(state.openStakes, event.data.betId),
+      };
+    case 'StakeRefunded':
+      return {
+        ...state,
+        balance: state.balance + event.data.amount,
+        openStakes: withoutStake(state.openStakes, event.data.betId),
+      };
+    case 'CommissionAccrued': {
+      const key = shiftKey(event.data.tableId, event.data.shiftId);
+      const commissionOwed = new Map(state.commissionOwed);
+      commissionOwed.set(key, (commissionOwed.get(key) ?? 0) + event.data.amount);
+      return { ...state, commissionOwed };
+    }
+    case 'CommissionCollected': {
+      const key = shiftKey(event.data.tableId, event.data.shiftId);
+      const commissionOwed = new Map(state.commissionOwed);
+      const left = (commissionOwed.get(key) ?? 0) - event.data.amount;
+      if (left > 0) commissionOwed.set(key, left);
+      else commissionOwed.delete(key);
+      return { ...state, balance: state.balance - event.data.amount, commissionOwed };
+    }
+  }
+}
+
+function requirePositive(amount: number, what: string): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new DomainError(
+      'INVALID_AMOUNT',
+      `${what} must be a positive integer number of minor units, got ${amount}`,
+      {
+        field: 'amount',
+      },
+    );
+  }
+}
+
+function requireWallet(state: WalletState): void {
+  if (!state.exists)
+    throw new DomainError('WALLET_NOT_FOUND', 'the wallet has no funds yet: deposit first');
+}
+
+function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
+  switch (command.type) {
+    case 'Deposit':
+      requirePositive(command.amount, 'a deposit');
+      if (state.currency !== null && state.currency !== command.currency) {
+        throw new DomainError(
+          'CURRENCY_MISMATCH',
+          `this wallet holds ${state.currency}, not ${command.currency}`,
+        );
+      }
+      return [
+        {
+          type: 'FundsDeposited',
+          data: {
+            playerId: command.playerId,
+            amount: command.amount,
+            currency: command.currency,
+            reference: command.reference,
+          },
+        },
+      ];
+    case 'Withdraw':
+      requireWallet(state);
+      requirePositive(command.amount, 'a withdrawal');
+      if (command.amount > available(state)) {
+        throw new DomainError(
+          'INSUFFICIENT_FUNDS',
+          `cannot withdraw ${command.amount}: ${available(state)} available`,
+          {
+            available: available(state),
+          },
+        );
+      }
+      return [
+        {
+          type: 'FundsWithdrawn',
+          data: { playerId: state.playerId, amount: command.amount, reference: command.reference },
+        },
+      ];
+    case 'DebitStakes': {
+      requireWallet(state);
+      if (state.currency !== command.currency) {
+        throw new DomainError(
+          'CURRENCY_MISMATCH',
+          `this wallet holds ${state.currency ?? 'nothing'}, the table plays ${command.currency}`,
+        );
+      }
+      const fresh = command.stakes.filter((stake) => !state.openStakes.has(stake.betId));
+      let total = 0;
+      for (const stake of fresh) {
+        requirePositive(stake.amount, 'a stake');
+        total += stake.amount;
+      }
+      if (total > available(state)) {
+        throw new DomainError(
+          'INSUFFICIENT_FUNDS',
+          `stakes of ${total} exceed the ${available(state)} available`,
+          {
+            available: available(state),
+          },
+        );
+      }
+      return fresh.map((stake) => ({
+        type: 'StakeDebited',
+        data: {
+          playerId: command.playerId,
+          betId: stake.betId,
+          roundId: command.roundId,
+          amount: stake.amount,
+        },
+      }));
+    }
+    case 'CreditPayout': {
+      // A stake no longer open was paid or refunded already: crediting again would pay twice.
+      if (!state.openStakes.has(command.betId)) return [];
+      if (!Number.isSafeInteger(command.amount) || command.amount < 0) {
+        throw new DomainError(
+          'INVALID_AMOUNT',
+          `a payout must be a non-negative integer, got ${command.amount}`,
+        );
+      }
+      const events: WalletEvent[] = [
+        {
+          type: 'PayoutCredited',
+          data: {
+            playerId: state.playerId,
+            betId: command.betId,
+            roundId: command.roundId,
+            settlementId: command.settlementId,
+            amount: command.amount,
+            result: command.result,
+          },
+        },
+      ];
+      const accrued = command.accruedCommission;
+      if (accrued !== null && accrued.amount > 0) {
+        events.push({
+          type: 'CommissionAccrued',
+          data: {
+            playerId: state.playerId,
+            tableId: accrued.tableId,
+            seat: accrued.seat,
+            shiftId: accrued.shiftId,
+            betId: command.betId,
+            settlementId: command.settlementId,
+            amount: accrued.amount,
+          },
+        });
+      }
+      return events;
+    }
+    case 'RefundStake': {
+      const stake = state.openStakes.get(command.betId);
+      if (stake === undefined) return [];
+      return [
+        {
+          type: 'StakeRefunded',
+          data: {
+            playerId: state.playerId,
+            betId: command.betId,
+            roundId: stake.roundId,
+            amount: stake.amount,
+            reason: command.reason,
+          },
+        },
+      ];
+    }
+    case 'CollectCommission': {
+      const owed = state.commissionOwed.get(shiftKey(command.tableId, command.shiftId)) ?? 0;
+      if (owed === 0) return [];
+      return [
+        {
+          type: 'CommissionCollected',
+          data: {
+            playerId: state.playerId,
+            tableId: command.tableId,
+            shiftId: command.shiftId,
+            amount: owed,
+            dealerChangeId: command.dealerChangeId,
+          },
+        },
+      ];
+    }
+  }
+}
+
+export const walletDecider: Decider<WalletCommand, WalletEvent, WalletState> = {
+  decide,
+  evolve: evolveWallet,
+  initialState: initialWalletState,
+};
