@@ -260,6 +260,37 @@ describe('postgres: restarts and dead processes', () => {
   });
 });
 
+describe('postgres: live tail across processes', () => {
+  it('wakes a subscriber in another process through NOTIFY, not the poll', async () => {
+    const listener = await createEventStore({
+      kind: 'postgres',
+      connectionString: database.get().connectionString,
+      schema: database.get().schema,
+      subscriptions: { pollIntervalMs: 60_000 },
+    });
+    stores.push(listener);
+    const prefix = uniqueName('notify');
+    const recorder = record(listener, {
+      name: uniqueName('notify'),
+      filter: { streamPrefix: prefix },
+    });
+    await recorder.subscription.caughtUp();
+    for (let round = 0; round < 3; round += 1) {
+      const started = Date.now();
+      await store.append(`${prefix}-s`, events(1), {
+        expectedVersion: round === 0 ? 'no-stream' : BigInt(round - 1),
+      });
+      await eventually(
+        () => recorder.received.length,
+        (n) => n === round + 1,
+        { timeoutMs: 5_000 },
+      );
+      expect(Date.now() - started).toBeLessThan(2_000);
+    }
+    await recorder.subscription.stop();
+  });
+});
+
 describe('postgres: migrations', () => {
   it('records applied versions and is idempotent across concurrent starts', async () => {
     const again = await Promise.all([openStore(), openStore(), openStore()]);

@@ -28,7 +28,10 @@ function executor(db: Queryable): SqlExecutor {
  * subscribers in-process instead of through NOTIFY.
  */
 export class PgliteDriver implements SqlDriver {
-  readonly notifiesOnAppend = false;
+  /** Every writer is in this process, and the store wakes its subscribers itself. */
+  signalAppended(): void {
+    // nothing to tell other processes
+  }
   readonly #db: PGlite;
   readonly #leases = new Set<string>();
 

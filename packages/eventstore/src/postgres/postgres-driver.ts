@@ -12,12 +12,29 @@ export interface PostgresDriverOptions {
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
 
+/**
+ * Statements with parameters run as named prepared statements: each connection parses and plans
+ * a statement once instead of on every append (the statement texts are a small fixed set).
+ */
+const statementNames = new Map<string, string>();
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `croupier_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
 async function run<Row>(
   client: Queryable,
   text: string,
   params?: readonly unknown[],
 ): Promise<QueryResult<Row>> {
-  const result = await client.query(text, params as unknown[] | undefined);
+  const result =
+    params === undefined
+      ? await client.query(text)
+      : await client.query({ name: statementName(text), text, values: params as unknown[] });
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }
 
@@ -39,10 +56,12 @@ const LEASE_KEY_SQL = `('x' || substr(md5($1::text), 1, 16))::bit(64)::bigint`;
 
 /** The `pg` driver: a pool for appends and reads, one dedicated client per subscription. */
 export class PostgresDriver implements SqlDriver {
-  readonly notifiesOnAppend = true;
   readonly #pool: pg.Pool;
   readonly #options: PostgresDriverOptions;
   readonly #sessions = new Set<PostgresSubscriptionSession>();
+  #notifying: Promise<void> | null = null;
+  #notifyAgain = false;
+  #closed = false;
 
   constructor(options: PostgresDriverOptions) {
     this.#options = options;
@@ -82,6 +101,37 @@ export class PostgresDriver implements SqlDriver {
     }
   }
 
+  /**
+   * NOTIFY after the append committed, coalesced: at most one in flight and one queued, however
+   * many appends finish meanwhile. Inside the append's transaction a NOTIFY would serialize all
+   * appending commits on a cluster-wide lock (ADR 0002). Subscribers also poll, so a lost
+   * signal only costs latency.
+   */
+  signalAppended(): void {
+    if (this.#closed) return;
+    if (this.#notifying) {
+      this.#notifyAgain = true;
+      return;
+    }
+    this.#notifyAgain = true;
+    this.#notifying = (async () => {
+      // Appends that finish while a NOTIFY is in flight set #notifyAgain (the flag is re-read
+      // after each await, hence the method call: the compiler would narrow a field read).
+      while (this.#takeNotifyRequest()) {
+        await this.#pool
+          .query(`SELECT pg_notify($1, '')`, [notifyChannel(this.#options.schema)])
+          .catch(() => undefined);
+      }
+      this.#notifying = null;
+    })();
+  }
+
+  #takeNotifyRequest(): boolean {
+    const requested = this.#notifyAgain && !this.#closed;
+    this.#notifyAgain = false;
+    return requested;
+  }
+
   async openSubscriptionSession(
     leaseKey: string,
     onWake: () => void,
@@ -116,6 +166,8 @@ export class PostgresDriver implements SqlDriver {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
+    await this.#notifying;
     await Promise.allSettled([...this.#sessions].map((session) => session.close()));
     await this.#pool.end();
   }

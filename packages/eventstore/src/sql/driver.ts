@@ -41,8 +41,11 @@ export interface SqlDriver extends SqlExecutor {
     onWake: () => void,
     onBroken: (error: unknown) => void,
   ): Promise<SubscriptionSession>;
-  /** Whether the append function should `pg_notify` (only useful when sessions LISTEN). */
-  readonly notifiesOnAppend: boolean;
+  /**
+   * Called after each committed append: tells other processes' subscribers that new events may
+   * be there (PostgreSQL: a coalesced NOTIFY). Local subscribers are woken by the store itself.
+   */
+  signalAppended(): void;
   close(): Promise<void>;
 }
 

@@ -18,10 +18,12 @@ export const MIGRATIONS: readonly Migration[] = [
     sql: /* sql */ `
 -- One row per stream: its head, locked by every append (the per-stream serialization point).
 CREATE TABLE {{schema}}.streams (
-  stream_name text PRIMARY KEY,
-  revision    bigint NOT NULL,
-  last_hash   text NOT NULL
-);
+  stream_name    text PRIMARY KEY,
+  revision       bigint NOT NULL,
+  last_hash      text NOT NULL,
+  -- the head's hash before the last append: lets one UPDATE both advance and report it
+  prev_last_hash text NOT NULL
+) WITH (fillfactor = 70); -- room on each page keeps the per-append head update HOT
 
 -- The log. Global order is (transaction_id, sequence): readers only return transactions older than
 -- every running one (pg_snapshot_xmin), so a late commit is never skipped. See ADR 0002.
@@ -47,11 +49,30 @@ CREATE TABLE {{schema}}.subscription_checkpoints (
   updated_at timestamptz NOT NULL DEFAULT now()
 );
 
+-- The chain over a batch: element i is sha256(element i-1 || p_content[i]), element 0 being p_prev.
+-- p_content[i] is the client's canonical JSON of {type, data, metadata}.
+CREATE FUNCTION {{schema}}.chain_hashes(p_prev text, p_content text[]) RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE STRICT AS $fn$
+DECLARE
+  v_hashes text[] := ARRAY[p_prev];
+BEGIN
+  FOR i IN 1 .. cardinality(p_content) LOOP
+    v_hashes := v_hashes || encode(sha256(convert_to(v_hashes[i] || p_content[i], 'UTF8')), 'hex');
+  END LOOP;
+  RETURN v_hashes;
+END
+$fn$;
+
 -- Appends a batch to one stream in one round trip. p_expected: >= 0 the exact revision of the last
--- event, -1 no-stream, -2 any, -3 exists. p_content[i] is the client's canonical JSON of
--- {type, data, metadata}; the chain hash is sha256(prevHash || content) computed here from the
--- stored head, so no read precedes the append. Errors: CS409 wrong expected version (DETAIL: the
--- actual revision or 'no-stream'), CS422 an event id stored elsewhere (DETAIL: JSON of where).
+-- event, -1 no-stream, -2 any, -3 exists. The chain is hashed here from the stored head, so no
+-- read precedes the append. Errors: CS409 wrong expected version (DETAIL: the actual revision or
+-- 'no-stream'), CS422 an id already stored (DETAIL: JSON of where); an id stored elsewhere that is
+-- not the batch's first fails the unique index (23505), which the client resolves.
+--
+-- Fast path (existing stream, expected version holds): one UPDATE locks the head, checks the
+-- version in its WHERE, advances it and keeps the previous hash in prev_last_hash, so no separate
+-- SELECT ... FOR UPDATE is needed. A new stream is one INSERT ... ON CONFLICT: of two concurrent
+-- creators exactly one inserts. Everything else (mismatch, retry) takes the slow path.
 CREATE FUNCTION {{schema}}.append_events(
   p_stream   text,
   p_expected bigint,
@@ -60,14 +81,18 @@ CREATE FUNCTION {{schema}}.append_events(
   p_data     text[],
   p_metadata text[],
   p_content  text[],
-  p_notify   boolean
-) RETURNS TABLE (out_revision bigint, out_transaction_id text, out_sequence bigint, out_idempotent boolean)
-LANGUAGE plpgsql AS $fn$
+  p_notify   boolean,
+  OUT out_revision bigint,
+  OUT out_transaction_id text,
+  OUT out_sequence bigint,
+  OUT out_idempotent boolean
+) LANGUAGE plpgsql AS $fn$
 DECLARE
   v_count    int := cardinality(p_ids);
-  v_revision bigint;
-  v_hash     text;
+  v_base     bigint;
   v_prev     text;
+  v_hashes   text[];
+  v_actual   bigint;
   v_sequence bigint;
   v_first    record;
   v_matching int;
@@ -77,75 +102,77 @@ BEGIN
     RAISE EXCEPTION 'append_events: empty batch' USING ERRCODE = '22023';
   END IF;
 
-  -- Lock the stream head; create it when missing. ON CONFLICT waits for a concurrent creator, so
-  -- of two 'no-stream' appends exactly one inserts and the other sees the committed head.
-  SELECT s.revision, s.last_hash INTO v_revision, v_hash
-    FROM {{schema}}.streams s WHERE s.stream_name = p_stream FOR UPDATE;
-  IF NOT FOUND THEN
-    IF p_expected >= 0 OR p_expected = -3 THEN
-      RAISE EXCEPTION 'wrong expected version' USING ERRCODE = 'CS409', DETAIL = 'no-stream';
+  FOR attempt IN 1 .. 2 LOOP
+    IF p_expected <> -1 THEN
+      UPDATE {{schema}}.streams s
+         SET revision = s.revision + v_count,
+             prev_last_hash = s.last_hash,
+             last_hash = ({{schema}}.chain_hashes(s.last_hash, p_content))[v_count + 1]
+       WHERE s.stream_name = p_stream AND (p_expected < 0 OR s.revision = p_expected)
+      RETURNING s.revision - v_count, s.prev_last_hash INTO v_base, v_prev;
+      EXIT WHEN FOUND;
     END IF;
-    INSERT INTO {{schema}}.streams (stream_name, revision, last_hash)
-      VALUES (p_stream, -1, repeat('0', 64))
-      ON CONFLICT (stream_name) DO NOTHING;
-    IF FOUND THEN
-      v_revision := -1;
-      v_hash := repeat('0', 64);
-    ELSE
-      SELECT s.revision, s.last_hash INTO v_revision, v_hash
-        FROM {{schema}}.streams s WHERE s.stream_name = p_stream FOR UPDATE;
+    IF p_expected IN (-1, -2) THEN
+      INSERT INTO {{schema}}.streams AS s (stream_name, revision, last_hash, prev_last_hash)
+        VALUES (p_stream, v_count - 1,
+                ({{schema}}.chain_hashes(repeat('0', 64), p_content))[v_count + 1], repeat('0', 64))
+        ON CONFLICT (stream_name) DO NOTHING
+      RETURNING -1::bigint, s.prev_last_hash INTO v_base, v_prev;
+      EXIT WHEN FOUND;
+      -- Another transaction created the stream meanwhile: 'any' retries the update once.
+      CONTINUE WHEN p_expected = -2 AND attempt = 1;
     END IF;
-  END IF;
 
-  -- Idempotency, checked under the stream lock so a retry racing its original sees it committed.
-  -- A retry is the same ids at consecutive revisions of this stream; then it is a no-op whatever
-  -- the expected version. If the first id is new, any other stored id fails the unique index.
-  IF v_revision >= 0 THEN
-    SELECT e.stream_name, e.stream_revision INTO v_first
-      FROM {{schema}}.events e WHERE e.event_id = p_ids[1];
+    -- Slow path: the expected version does not hold (or the stream is missing). An idempotent
+    -- retry (same ids at consecutive revisions of this stream) returns the original result.
+    SELECT s.revision INTO v_actual FROM {{schema}}.streams s WHERE s.stream_name = p_stream;
     IF FOUND THEN
-      IF v_first.stream_name = p_stream THEN
-        SELECT count(*) INTO v_matching
-          FROM unnest(p_ids) WITH ORDINALITY AS u(id, ord)
-          JOIN {{schema}}.events e ON e.event_id = u.id
-         WHERE e.stream_name = p_stream AND e.stream_revision = v_first.stream_revision + u.ord - 1;
-        IF v_matching = v_count THEN
-          SELECT e.stream_revision, e.transaction_id, e.sequence INTO v_last
-            FROM {{schema}}.events e WHERE e.event_id = p_ids[v_count];
-          RETURN QUERY SELECT v_last.stream_revision, v_last.transaction_id::text, v_last.sequence, true;
-          RETURN;
+      SELECT e.stream_name, e.stream_revision INTO v_first
+        FROM {{schema}}.events e WHERE e.event_id = p_ids[1];
+      IF FOUND THEN
+        IF v_first.stream_name = p_stream THEN
+          SELECT count(*) INTO v_matching
+            FROM unnest(p_ids) WITH ORDINALITY AS u(id, ord)
+            JOIN {{schema}}.events e ON e.event_id = u.id
+           WHERE e.stream_name = p_stream AND e.stream_revision = v_first.stream_revision + u.ord - 1;
+          IF v_matching = v_count THEN
+            SELECT e.stream_revision, e.transaction_id, e.sequence INTO v_last
+              FROM {{schema}}.events e WHERE e.event_id = p_ids[v_count];
+            out_revision := v_last.stream_revision;
+            out_transaction_id := v_last.transaction_id::text;
+            out_sequence := v_last.sequence;
+            out_idempotent := true;
+            RETURN;
+          END IF;
         END IF;
+        RAISE EXCEPTION 'duplicate event id' USING ERRCODE = 'CS422',
+          DETAIL = json_build_object('id', p_ids[1], 'stream', v_first.stream_name,
+                                     'revision', v_first.stream_revision)::text;
       END IF;
-      RAISE EXCEPTION 'duplicate event id' USING ERRCODE = 'CS422',
-        DETAIL = json_build_object('id', p_ids[1], 'stream', v_first.stream_name,
-                                   'revision', v_first.stream_revision)::text;
     END IF;
-  END IF;
-
-  IF (p_expected = -1 AND v_revision >= 0)
-     OR (p_expected = -3 AND v_revision < 0)
-     OR (p_expected >= 0 AND p_expected <> v_revision) THEN
     RAISE EXCEPTION 'wrong expected version' USING ERRCODE = 'CS409',
-      DETAIL = CASE WHEN v_revision < 0 THEN 'no-stream' ELSE v_revision::text END;
-  END IF;
+      DETAIL = CASE WHEN v_actual IS NULL THEN 'no-stream' ELSE v_actual::text END;
+  END LOOP;
 
+  v_hashes := {{schema}}.chain_hashes(v_prev, p_content);
   FOR i IN 1 .. v_count LOOP
-    v_prev := v_hash;
-    v_hash := encode(sha256(convert_to(v_prev || p_content[i], 'UTF8')), 'hex');
     INSERT INTO {{schema}}.events (event_id, stream_name, stream_revision, event_type, data, metadata)
-      VALUES (p_ids[i], p_stream, v_revision + i, p_types[i], p_data[i]::jsonb,
-              p_metadata[i]::jsonb || jsonb_build_object('prevHash', v_prev, 'hash', v_hash))
+      VALUES (p_ids[i], p_stream, v_base + i, p_types[i], p_data[i]::jsonb,
+              p_metadata[i]::jsonb || jsonb_build_object('prevHash', v_hashes[i], 'hash', v_hashes[i + 1]))
       RETURNING sequence INTO v_sequence;
   END LOOP;
 
-  UPDATE {{schema}}.streams SET revision = v_revision + v_count, last_hash = v_hash
-   WHERE stream_name = p_stream;
-
+  -- The adapters pass false and signal after commit instead: a NOTIFY inside the transaction
+  -- holds a cluster-wide lock through the commit's WAL flush, serializing every appending commit
+  -- (measured: 3x fewer appends/s with 16 writers). Kept for writers that bypass the adapter.
   IF p_notify THEN
     PERFORM pg_notify('{{channel}}', '');
   END IF;
 
-  RETURN QUERY SELECT v_revision + v_count, pg_current_xact_id()::text, v_sequence, false;
+  out_revision := v_base + v_count;
+  out_transaction_id := pg_current_xact_id()::text;
+  out_sequence := v_sequence;
+  out_idempotent := false;
 END
 $fn$;
 `,

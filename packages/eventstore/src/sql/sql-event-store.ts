@@ -21,6 +21,7 @@ import type {
 } from '../port.js';
 import { decodePosition, encodePosition } from '../position.js';
 import {
+  type EncodedEvent,
   encodeEvents,
   validateExpectedVersion,
   validateReadAllOptions,
@@ -51,6 +52,14 @@ interface AppendRow {
   out_transaction_id: string;
   out_sequence: unknown;
   out_idempotent: boolean;
+}
+
+interface EventLocationRow {
+  event_id: string;
+  stream_name: string;
+  stream_revision: unknown;
+  transaction_id: string;
+  sequence: unknown;
 }
 
 interface DatabaseError {
@@ -120,18 +129,59 @@ export class SqlEventStore implements EventStore {
         encoded.map((event) => event.dataJson),
         encoded.map((event) => event.metadataJson),
         encoded.map((event) => event.chainContent),
-        this.#driver.notifiesOnAppend,
+        false,
       ]));
     } catch (error) {
+      if (isDuplicateIdViolation(error)) return this.#resolveDuplicate(stream, encoded);
       throw translateAppendError(error, stream, expected);
     }
     const row = rows[0];
     if (!row) throw new Error('append_events returned no row');
-    if (!row.out_idempotent) this.#appended.emit('appended');
+    if (!row.out_idempotent) {
+      this.#appended.emit('appended');
+      this.#driver.signalAppended();
+    }
     return {
       revision: int8(row.out_revision),
       position: encodePosition(BigInt(row.out_transaction_id), int8(row.out_sequence)),
     };
+  }
+
+  /**
+   * An id of the batch is stored already (the unique index fired, on the fast path that checks
+   * no ids up front). If the stream holds exactly this batch at consecutive revisions, this is a
+   * retry and gets the original result; otherwise a duplicate. A second round trip, on retries only.
+   */
+  async #resolveDuplicate(stream: string, encoded: readonly EncodedEvent[]): Promise<AppendResult> {
+    const { rows } = await this.#driver.query<EventLocationRow>(this.#sql.findEvents, [
+      encoded.map((event) => event.id),
+    ]);
+    const byId = new Map(rows.map((row) => [row.event_id, row]));
+    const located = encoded.map((event) => byId.get(event.id));
+    const first = located[0];
+    const last = located.at(-1);
+    const isRetry =
+      first !== undefined &&
+      last !== undefined &&
+      located.every(
+        (row, index) =>
+          row !== undefined &&
+          row.stream_name === stream &&
+          int8(row.stream_revision) === int8(first.stream_revision) + BigInt(index),
+      );
+    if (isRetry) {
+      return {
+        revision: int8(last.stream_revision),
+        position: encodePosition(BigInt(last.transaction_id), int8(last.sequence)),
+      };
+    }
+    const stored = located.find((row) => row !== undefined);
+    // No row found: the conflicting insert was rolled back meanwhile; report it rather than loop.
+    if (!stored) throw new DuplicateEventIdError(stream, encoded[0]?.id ?? 'unknown');
+    throw new DuplicateEventIdError(stream, stored.event_id, {
+      stream: stored.stream_name,
+      revision: int8(stored.stream_revision),
+    });
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -203,9 +253,14 @@ export class SqlEventStore implements EventStore {
   }
 }
 
+function isDuplicateIdViolation(error: unknown): boolean {
+  const { code, constraint } = (error ?? {}) as DatabaseError;
+  return code === '23505' && constraint === 'events_event_id_key';
+}
+
 /** Maps the database's errors of append_events to the port's typed errors. */
 function translateAppendError(error: unknown, stream: string, expected: ExpectedVersion): unknown {
-  const { code, detail, constraint } = (error ?? {}) as DatabaseError;
+  const { code, detail } = (error ?? {}) as DatabaseError;
   if (code === 'CS409') {
     const actual: StreamState =
       detail === undefined || detail === 'no-stream' ? 'no-stream' : BigInt(detail);
@@ -217,10 +272,6 @@ function translateAppendError(error: unknown, stream: string, expected: Expected
       stream: where.stream,
       revision: BigInt(where.revision),
     });
-  }
-  if (code === '23505' && constraint === 'events_event_id_key') {
-    const id = /\(event_id\)=\(([^)]+)\)/.exec(detail ?? '')?.[1] ?? 'unknown';
-    return new DuplicateEventIdError(stream, id);
   }
   return error;
 }

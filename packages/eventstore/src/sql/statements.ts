@@ -43,6 +43,11 @@ export function statements(schema: string) {
       WHERE e.stream_name = $1::text AND ($2::bigint IS NULL OR e.stream_revision <= $2::bigint)
       ORDER BY e.stream_revision DESC LIMIT $3::bigint`,
 
+    /** $1 ids: where each is stored, to tell an idempotent retry from a duplicate */
+    findEvents: `SELECT e.event_id::text AS event_id, e.stream_name, e.stream_revision,
+        e.transaction_id::text AS transaction_id, e.sequence
+      FROM ${s}.events e WHERE e.event_id = ANY ($1::uuid[])`,
+
     /** $1 stream */
     streamHead: `SELECT revision, last_hash FROM ${s}.streams WHERE stream_name = $1::text AND revision >= 0`,
 
