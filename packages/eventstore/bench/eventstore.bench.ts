@@ -1,0 +1,363 @@
+/**
+ * Event store benchmark (issue 3). JSON lines on stdout, progress on stderr.
+ *
+ *   pnpm bench:eventstore                         # 10 s per workload, postgres and pglite
+ *   pnpm bench:eventstore -- --duration=2         # a quick run
+ *   pnpm bench:eventstore -- --record             # also write bench/RESULTS.md's section
+ *   BENCH_KINDS=postgres BENCH_DURATION_S=5 pnpm bench:eventstore
+ *
+ * Canonical workload: 16 concurrent writers, each appending to its own 50 streams with the exact
+ * expected version, batch size 1 and 10. Baseline, same run and database: 16 connections doing
+ * single-row INSERT transactions into a plain table (uuid, text, jsonb). Also readAll throughput
+ * and the subscription's end-to-end lag (append call -> handler).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { findPostgres, uniqueSchemaName, withClient } from '@croupier/testkit';
+import { createEventStore, type EventStore, type EventStoreConfig } from '../src/index.js';
+
+const argument = (name: string): string | undefined =>
+  process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split('=')[1];
+const DURATION_S = Number(argument('duration') ?? process.env['BENCH_DURATION_S'] ?? 10);
+const WRITERS = Number(argument('writers') ?? process.env['BENCH_WRITERS'] ?? 16);
+const STREAMS_PER_WRITER = 50;
+const KINDS = (argument('kinds') ?? process.env['BENCH_KINDS'] ?? 'postgres,pglite').split(',');
+const RECORD = process.argv.includes('--record');
+const LAG_DURATION_S = Math.min(DURATION_S, 5);
+
+type Result = Record<string, string | number | boolean>;
+const results: Result[] = [];
+
+function emit(result: Result): void {
+  results.push(result);
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return round(sorted[index]!);
+}
+
+function round(value: number, digits = 2): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+/** A payload the size of a typical bet event. */
+function payload(writer: number, index: number): Record<string, unknown> {
+  return {
+    betId: randomUUID(),
+    playerId: `player-${writer}`,
+    side: index % 2 === 0 ? 'banker' : 'player',
+    amount: { currency: 'EUR', minor: 2500 + index },
+    placedAt: '2026-11-29T12:00:00.000Z',
+  };
+}
+
+async function appendWorkload(store: EventStore, kind: string, batchSize: number): Promise<Result> {
+  const run = randomUUID().slice(0, 8);
+  const deadline = performance.now() + DURATION_S * 1000;
+  const latencies: number[] = [];
+  let appends = 0;
+  await Promise.all(
+    Array.from({ length: WRITERS }, async (_, writer) => {
+      const versions = new Array<bigint | 'no-stream'>(STREAMS_PER_WRITER).fill('no-stream');
+      for (let index = 0; performance.now() < deadline; index += 1) {
+        const slot = index % STREAMS_PER_WRITER;
+        const events = Array.from({ length: batchSize }, (_, n) => ({
+          id: randomUUID(),
+          type: 'BetPlaced',
+          data: payload(writer, index * batchSize + n),
+          metadata: { correlationId: run, actor: `writer-${writer}` },
+        }));
+        const started = performance.now();
+        const result = await store.append(`bench-${run}-w${writer}-s${slot}`, events, {
+          expectedVersion: versions[slot]!,
+        });
+        latencies.push(performance.now() - started);
+        versions[slot] = result.revision;
+        appends += 1;
+      }
+    }),
+  );
+  latencies.sort((a, b) => a - b);
+  const seconds = DURATION_S;
+  return {
+    store: kind,
+    workload: 'append',
+    batchSize,
+    writers: WRITERS,
+    streams: WRITERS * STREAMS_PER_WRITER,
+    durationS: seconds,
+    appends,
+    events: appends * batchSize,
+    appendsPerSec: round(appends / seconds, 1),
+    eventsPerSec: round((appends * batchSize) / seconds, 1),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+/** The raw baseline: single-row INSERT transactions, WRITERS connections, same payload. */
+async function insertBaseline(connectionString: string, schema: string): Promise<Result> {
+  await withClient(connectionString, (client) =>
+    client.query(
+      `CREATE TABLE "${schema}".baseline (id uuid PRIMARY KEY, type text NOT NULL, data jsonb NOT NULL)`,
+    ),
+  );
+  const clients = await Promise.all(
+    Array.from({ length: WRITERS }, async () => {
+      const client = new pg.Client({ connectionString });
+      await client.connect();
+      return client;
+    }),
+  );
+  const deadline = performance.now() + DURATION_S * 1000;
+  const latencies: number[] = [];
+  const text = `INSERT INTO "${schema}".baseline (id, type, data) VALUES ($1, $2, $3)`;
+  try {
+    await Promise.all(
+      clients.map(async (client, writer) => {
+        for (let index = 0; performance.now() < deadline; index += 1) {
+          const started = performance.now();
+          // Prepared, like the store's statements: both sides get the same driver features.
+          await client.query({
+            name: 'baseline_insert',
+            text,
+            values: [randomUUID(), 'BetPlaced', JSON.stringify(payload(writer, index))],
+          });
+          latencies.push(performance.now() - started);
+        }
+      }),
+    );
+  } finally {
+    await Promise.all(clients.map((client) => client.end()));
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    store: 'postgres',
+    workload: 'baseline-insert',
+    writers: WRITERS,
+    durationS: DURATION_S,
+    inserts: latencies.length,
+    insertsPerSec: round(latencies.length / DURATION_S, 1),
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+  };
+}
+
+async function readAllThroughput(store: EventStore, kind: string): Promise<Result> {
+  const started = performance.now();
+  let after = 0n;
+  let events = 0;
+  for (;;) {
+    const page = await store.readAll({ after, limit: 1_000 });
+    if (page.length === 0) break;
+    events += page.length;
+    after = page.at(-1)!.position;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    store: kind,
+    workload: 'readAll',
+    pageSize: 1_000,
+    events,
+    seconds: round(seconds, 3),
+    eventsPerSec: round(events / seconds, 1),
+  };
+}
+
+/** Lag from the append call to the subscriber's handler, with 4 writers appending meanwhile. */
+async function subscriptionLag(store: EventStore, kind: string): Promise<Result> {
+  const sentAt = new Map<string, number>();
+  const lags: number[] = [];
+  const subscription = store.subscribe({
+    name: `bench-lag-${randomUUID().slice(0, 8)}`,
+    from: 'end',
+    handler: (event) => {
+      const sent = sentAt.get(event.id);
+      if (sent !== undefined) lags.push(performance.now() - sent);
+      return Promise.resolve();
+    },
+  });
+  await subscription.caughtUp();
+  const run = randomUUID().slice(0, 8);
+  const deadline = performance.now() + LAG_DURATION_S * 1000;
+  await Promise.all(
+    Array.from({ length: 4 }, async (_, writer) => {
+      let version: bigint | 'no-stream' = 'no-stream';
+      while (performance.now() < deadline) {
+        const id = randomUUID();
+        sentAt.set(id, performance.now());
+        const result = await store.append(
+          `lag-${run}-${writer}`,
+          [{ id, type: 'BetPlaced', data: payload(writer, 0) }],
+          { expectedVersion: version },
+        );
+        version = result.revision;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }),
+  );
+  const waitUntil = performance.now() + 30_000;
+  while (lags.length < sentAt.size && performance.now() < waitUntil) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await subscription.stop();
+  lags.sort((a, b) => a - b);
+  return {
+    store: kind,
+    workload: 'subscription-lag',
+    events: lags.length,
+    sent: sentAt.size,
+    p50Ms: percentile(lags, 50),
+    p99Ms: percentile(lags, 99),
+  };
+}
+
+async function benchStore(kind: string, config: EventStoreConfig): Promise<void> {
+  log(`${kind}: opening`);
+  const store = await createEventStore(config);
+  try {
+    for (const batchSize of [1, 10]) {
+      log(`${kind}: append, batch ${batchSize}, ${WRITERS} writers, ${DURATION_S} s`);
+      emit(await appendWorkload(store, kind, batchSize));
+    }
+    log(`${kind}: readAll`);
+    emit(await readAllThroughput(store, kind));
+    log(`${kind}: subscription lag, ${LAG_DURATION_S} s`);
+    emit(await subscriptionLag(store, kind));
+  } finally {
+    await store.close();
+  }
+}
+
+async function environment(connectionString: string | null): Promise<Result> {
+  const cpuModel = cpus()[0]?.model ?? 'unknown';
+  const postgresVersion = connectionString
+    ? await withClient(connectionString, async (client) => {
+        const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+        return rows[0]?.server_version ?? 'unknown';
+      })
+    : 'n/a';
+  return {
+    workload: 'environment',
+    date: new Date().toISOString(),
+    cpu: cpuModel,
+    cores: cpus().length,
+    postgres: postgresVersion,
+    node: process.version,
+    durationS: DURATION_S,
+    writers: WRITERS,
+  };
+}
+
+async function main(): Promise<void> {
+  const wantsPostgres = KINDS.includes('postgres');
+  const server = wantsPostgres ? await findPostgres() : null;
+  emit(await environment(server?.connectionString ?? null));
+  if (server) {
+    const schema = uniqueSchemaName('bench');
+    try {
+      await benchStore('postgres', {
+        kind: 'postgres',
+        connectionString: server.connectionString,
+        schema,
+        maxConnections: WRITERS,
+      });
+      log(`postgres: baseline INSERT, ${WRITERS} connections, ${DURATION_S} s`);
+      const baseline = await insertBaseline(server.connectionString, schema);
+      emit(baseline);
+      const single = results.find(
+        (r) => r['store'] === 'postgres' && r['workload'] === 'append' && r['batchSize'] === 1,
+      );
+      if (single) {
+        const ratio = Number(single['appendsPerSec']) / Number(baseline['insertsPerSec']);
+        emit({
+          store: 'postgres',
+          workload: 'ratio',
+          singleAppendVsBaseline: round(ratio, 3),
+          target: 0.5,
+          meetsTarget: ratio >= 0.5,
+        });
+      }
+    } finally {
+      await withClient(server.connectionString, (client) =>
+        client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`),
+      );
+    }
+  }
+  if (KINDS.includes('pglite')) {
+    const directory = await mkdtemp(join(tmpdir(), 'croupier-bench-pglite-'));
+    try {
+      await benchStore('pglite', { kind: 'pglite', dataDir: directory });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  }
+  if (RECORD) await recordResults();
+}
+
+/** Replaces (or adds) the "## Event store (issue 3)" section of bench/RESULTS.md. */
+async function recordResults(): Promise<void> {
+  const path = join(dirname(fileURLToPath(import.meta.url)), '../../../bench/RESULTS.md');
+  let existing = '# Benchmark results\n';
+  try {
+    existing = await readFile(path, 'utf8');
+  } catch {
+    // first benchmark to record
+  }
+  const env = results.find((r) => r['workload'] === 'environment')!;
+  const rows = results.filter((r) => r['workload'] !== 'environment');
+  const line = (r: Result): string => {
+    switch (r['workload']) {
+      case 'append':
+        return `| ${r['store']} | append, batch ${r['batchSize']} | ${r['appendsPerSec']} appends/s | ${r['eventsPerSec']} events/s | ${r['p50Ms']} | ${r['p99Ms']} |`;
+      case 'baseline-insert':
+        return `| ${r['store']} | baseline: single-row INSERT | ${r['insertsPerSec']} inserts/s | ${r['insertsPerSec']} rows/s | ${r['p50Ms']} | ${r['p99Ms']} |`;
+      case 'readAll':
+        return `| ${r['store']} | readAll, pages of ${r['pageSize']} | | ${r['eventsPerSec']} events/s | | |`;
+      case 'subscription-lag':
+        return `| ${r['store']} | subscription lag (append -> handler), 4 writers | | ${r['events']} events | ${r['p50Ms']} | ${r['p99Ms']} |`;
+      case 'ratio':
+        return `| ${r['store']} | single append / baseline | **${r['singleAppendVsBaseline']}** (target ${r['target']}) | | | |`;
+      default:
+        return '';
+    }
+  };
+  const section = [
+    '## Event store (issue 3)',
+    '',
+    `Measured ${String(env['date'])} on ${String(env['cpu'])} (${String(env['cores'])} cores), PostgreSQL ${String(env['postgres'])}, Node ${String(env['node'])}; ` +
+      `${String(env['writers'])} concurrent writers, ${String(env['durationS'])} s per workload, each writer on its own ${STREAMS_PER_WRITER} streams with the exact expected version. ` +
+      'Run: `pnpm bench:eventstore` (JSON lines). PGlite is file-backed in a temporary directory.',
+    '',
+    '| store | workload | rate | events | p50 ms | p99 ms |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map(line).filter(Boolean),
+    '',
+  ].join('\n');
+  const pattern = /## Event store \(issue 3\)\n[\s\S]*?(?=\n## |$)/;
+  const updated = pattern.test(existing)
+    ? existing.replace(pattern, section.trimEnd() + '\n')
+    : `${existing.trimEnd()}\n\n${section}`;
+  await writeFile(path, updated.endsWith('\n') ? updated : `${updated}\n`);
+  log(`recorded in ${path}`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  process.exitCode = 1;
+});
