@@ -60,7 +60,8 @@ export interface HandleOptions<Event> {
 /**
  * The one command handler: read the stream, fold, decide, append with the revision read, and on
  * a concurrent append read again and decide again, a bounded number of times. A domain error
- * from `decide` rejects the command with nothing appended.
+ * from `decide` rejects the command with nothing appended. With deterministic event ids, a step
+ * retried after a crash finds its events already stored and changes nothing.
  */
 export async function handle<Command, Event extends DomainEvent, State>(
   store: EventStore,
@@ -98,10 +99,13 @@ export async function handle<Command, Event extends DomainEvent, State>(
       for (const event of events) state = aggregate.decider.evolve(state, event);
       return { events, state, revision: result.revision, position: result.position };
     } catch (error) {
-      const retryable =
-        error instanceof WrongExpectedVersionError ||
-        (error instanceof DuplicateEventIdError && attempt < attempts);
-      if (!retryable) throw error;
+      if (error instanceof DuplicateEventIdError) {
+        // A deterministic id names one fact: if the store holds it, an earlier attempt of this
+        // step recorded it. The command is done; report the stream as it now is.
+        const current = await load(store, aggregate, stream);
+        return { events: [], state: current.state, revision: current.revision, position: null };
+      }
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
       if (attempt >= attempts) {
         throw new DomainError(
           'CONCURRENCY_CONFLICT',

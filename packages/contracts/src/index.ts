@@ -3,3 +3,4 @@ export * from './table-config.js';
 export * from './events/index.js';
 export * from './errors.js';
 export * from './ports.js';
+export * from './settlement-message.js';

@@ -46,11 +46,23 @@ export interface ShoePort {
     input: { shoeId: ShoeId; roundId: RoundId; roundNumber: number },
     context: CommandContext,
   ): Promise<DrawnCard[]>;
-  /** scanner shoes: one card read by the dealer's card reader, for the hand the rules give it. */
+  /**
+   * scanner shoes: one card read by the dealer's card reader, for the hand the rules give it.
+   * `index` is the card's place in the round (0-5), so a retried post is recognized.
+   */
   drawScannedCard(
-    input: { shoeId: ShoeId; roundId: RoundId; roundNumber: number; card: Card; hand: Hand },
+    input: {
+      shoeId: ShoeId;
+      roundId: RoundId;
+      roundNumber: number;
+      index: number;
+      card: Card;
+      hand: Hand;
+    },
     context: CommandContext,
   ): Promise<DrawnCard>;
+  /** The cards the shoe has handed to a round, in order. */
+  roundCards(shoeId: ShoeId, roundId: RoundId): Promise<DrawnCard[]>;
   correctCard(
     input: { shoeId: ShoeId; roundId: RoundId; position: number; card: Card; reason: string },
     context: CommandContext,

@@ -171,11 +171,21 @@ export const settlementLineSchema = z
   .strict();
 export type SettlementLine = z.infer<typeof settlementLineSchema>;
 
+/** Where a round was played: carried by settlement records so their consumers need no lookup. */
+const roundPlaceShape = {
+  roundId: roundIdSchema,
+  tableId: tableIdSchema,
+  shoeId: shoeIdSchema,
+  currency: currencySchema,
+  /** The dealer shift the round was played in (accrued commission is owed per shift). */
+  shiftId: uuidSchema,
+};
+
 export const roundSettled = eventSchema(
   'RoundSettled',
   z
     .object({
-      roundId: roundIdSchema,
+      ...roundPlaceShape,
       settlementId: uuidSchema,
       lines: z.array(settlementLineSchema),
       totals: z
@@ -198,7 +208,7 @@ export const betsRefunded = eventSchema(
   'BetsRefunded',
   z
     .object({
-      roundId: roundIdSchema,
+      ...roundPlaceShape,
       refundId: uuidSchema,
       reason: z.enum(['voided', 'cleared']),
       lines: z.array(refundLineSchema).min(1),

@@ -8,6 +8,13 @@ const ROUND = 't1.1.1';
 const SETTLEMENT = '00000000-0000-4000-8000-0000000000c1';
 const REFUND = '00000000-0000-4000-8000-0000000000c2';
 const betIds = ['a', 'b', 'c'].map((c) => `00000000-0000-4000-8000-00000000000${c}`);
+const PLACE = {
+  roundId: ROUND,
+  tableId: 't1',
+  shoeId: 't1.1',
+  currency: 'EUR',
+  shiftId: '00000000-0000-4000-8000-0000000000d1',
+};
 const RULES: RoundRules = {
   bets: {
     player: { min: 10, max: 10_000, maxRound: null },
@@ -100,7 +107,7 @@ describe('settlement decider', () => {
     const refunded: RoundEvent = {
       type: 'BetsRefunded',
       data: {
-        roundId: ROUND,
+        ...PLACE,
         refundId: REFUND,
         reason: 'voided',
         lines: betIds.map((betId, i) => ({
@@ -136,7 +143,7 @@ describe('settlement decider', () => {
         {
           type: 'BetsRefunded',
           data: {
-            roundId: ROUND,
+            ...PLACE,
             refundId: REFUND,
             reason: 'cleared',
             lines: betIds.slice(0, 2).map((betId) => ({ betId, playerId: 'alice', amount: 30 })),

@@ -24,7 +24,9 @@ type Completed = Extract<RoundEvent, { type: 'RoundCompleted' }>['data'];
 export interface SettlementState {
   readonly roundId: string;
   readonly tableId: string;
-  readonly shiftId: string | null;
+  readonly shoeId: string;
+  readonly currency: string;
+  readonly shiftId: string;
   readonly rules: RoundRules | null;
   /** Bets placed and not cleared, by id. */
   readonly standing: ReadonlyMap<string, PlacedBet>;
@@ -39,7 +41,9 @@ export interface SettlementState {
 export const initialSettlementState = (): SettlementState => ({
   roundId: '',
   tableId: '',
-  shiftId: null,
+  shoeId: '',
+  currency: '',
+  shiftId: '',
   rules: null,
   standing: new Map(),
   cleared: new Map(),
@@ -56,6 +60,8 @@ export function evolveSettlement(state: SettlementState, event: RoundEvent): Set
         ...state,
         roundId: event.data.roundId,
         tableId: event.data.tableId,
+        shoeId: event.data.shoeId,
+        currency: event.data.currency,
         shiftId: event.data.dealer.shiftId,
         rules: event.data.rules,
       };
@@ -138,6 +144,15 @@ export function settlementLines(state: SettlementState): SettlementLine[] {
   });
 }
 
+/** Where the round was played, as settlement records carry it. */
+const placeOf = (state: SettlementState) => ({
+  roundId: state.roundId,
+  tableId: state.tableId,
+  shoeId: state.shoeId,
+  currency: state.currency,
+  shiftId: state.shiftId,
+});
+
 const refundLine = (bet: PlacedBet): RefundLine => ({
   betId: bet.betId,
   playerId: bet.playerId,
@@ -158,7 +173,7 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
         {
           type: 'RoundSettled',
           data: {
-            roundId: state.roundId,
+            ...placeOf(state),
             settlementId: command.settlementId,
             lines,
             totals: {
@@ -180,7 +195,7 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
       return [
         {
           type: 'BetsRefunded',
-          data: { roundId: state.roundId, refundId: command.refundId, reason: 'voided', lines },
+          data: { ...placeOf(state), refundId: command.refundId, reason: 'voided', lines },
         },
       ];
     }
@@ -193,7 +208,7 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
       return [
         {
           type: 'BetsRefunded',
-          data: { roundId: state.roundId, refundId: command.refundId, reason: 'cleared', lines },
+          data: { ...placeOf(state), refundId: command.refundId, reason: 'cleared', lines },
         },
       ];
     }

@@ -109,19 +109,13 @@ export class ShoeService implements ShoePort {
     input: Parameters<ShoePort['drawScannedCard']>[0],
     context: CommandContext,
   ): Promise<DrawnCard> {
-    const { state } = await this.run(
-      input.shoeId,
-      (current) => ({
-        type: 'DrawScannedCard',
-        roundId: input.roundId,
-        roundNumber: input.roundNumber,
-        index: current.rounds.get(input.roundId)?.cards.length ?? 0,
-        card: input.card,
-        hand: input.hand,
-      }),
-      context,
-    );
-    return state.rounds.get(input.roundId)!.cards.at(-1)!;
+    const { state } = await this.run(input.shoeId, { type: 'DrawScannedCard', ...input }, context);
+    return state.rounds.get(input.roundId)!.cards[input.index]!;
+  }
+
+  async roundCards(shoeId: string, roundId: string): Promise<DrawnCard[]> {
+    const { state } = await load(this.store, shoeAggregate, streams.shoe(shoeId));
+    return [...(state.rounds.get(roundId)?.cards ?? [])];
   }
 
   async correctCard(

@@ -1,0 +1,515 @@
+import { createHash } from 'node:crypto';
+import { deterministicId, handle, load, randomId } from '@croupier/application';
+import type { Card } from '@croupier/baccarat';
+import { nextCardRecipient } from '@croupier/baccarat';
+import {
+  DomainError,
+  roundIdOf,
+  shoeIdOf,
+  streams,
+  type CommandContext,
+  type Dealing,
+  type DrawnCard,
+  type RoundEvent,
+  type RoundRules,
+  type ShoePort,
+  type ShoeSummary,
+  type TableConfig,
+  type TableEvent,
+  type WalletPort,
+} from '@croupier/contracts';
+import { canonicalJson, type EventStore } from '@croupier/eventstore';
+import {
+  activeBets,
+  roundDecider,
+  type BetRequest,
+  type RoundCommand,
+  type RoundState,
+} from '../domain/round.decider.js';
+import type { TableCommand, TableState } from '../domain/table.decider.js';
+import { roundAggregate, tableAggregate } from './aggregates.js';
+import { latestNumber, SequenceHints } from './sequence.js';
+
+/** A bet as a client sends it; `betId` makes a retried request idempotent. */
+export interface BetInput {
+  readonly type: string;
+  readonly amount: unknown;
+  readonly bankerMode?: string | undefined;
+  readonly seat?: number | null | undefined;
+  readonly betId?: string | undefined;
+}
+
+/** The rules a round is played under, from its table's configuration. */
+export function roundRulesOf(config: TableConfig): RoundRules {
+  return {
+    bets: config.bets,
+    playerBankerDifferenceLimit: config.playerBankerDifferenceLimit,
+    bankerModes: config.bankerModes,
+    commission: config.commission,
+    tieOdds: config.tieOdds,
+    seats: config.seats,
+  };
+}
+
+/** Names a paytable: sha256 of the canonical JSON of the round rules. */
+export function paytableIdOf(rules: RoundRules): string {
+  return createHash('sha256').update(canonicalJson(rules)).digest('hex');
+}
+
+/** A round is finished when complete or voided, and closed off when its money is settled too. */
+export function isFinished(round: RoundState): boolean {
+  return round.status === 'completed' || round.status === 'voided';
+}
+
+export function isSettled(round: RoundState): boolean {
+  if (round.status === 'completed') return round.settlementId !== null;
+  if (round.status === 'voided')
+    return activeBets(round).every((bet) => round.refundedBetIds.has(bet.betId));
+  return false;
+}
+
+/** Event ids derived from what each event records, so a retried step cannot record it twice. */
+function roundEventId(event: RoundEvent): string {
+  switch (event.type) {
+    case 'BetPlaced':
+      return deterministicId(event.type, event.data.betId);
+    case 'CardDealt':
+      return deterministicId(event.type, event.data.roundId, String(event.data.shoePosition));
+    case 'RoundOpened':
+    case 'BettingClosed':
+    case 'RoundCompleted':
+      return deterministicId(event.type, event.data.roundId);
+    default:
+      return randomId();
+  }
+}
+
+/**
+ * The round service's command side: tables, rounds and the money saga of a bet. It asks the shoe
+ * for cards and the wallet for stakes through their ports, never through their internals.
+ */
+export class RoundService {
+  private readonly hints = new SequenceHints();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly shoes: ShoePort,
+    private readonly wallets: WalletPort,
+  ) {}
+
+  // --- tables -------------------------------------------------------------------------------
+
+  async openTable(
+    input: { tableId: string; config: TableConfig; dealing: Dealing },
+    context: CommandContext,
+  ): Promise<TableState> {
+    const { state } = await this.table(
+      input.tableId,
+      { type: 'OpenTable', ...input, shiftId: randomId() },
+      context,
+    );
+    return state;
+  }
+
+  async changeDealer(
+    tableId: string,
+    dealerId: string,
+    context: CommandContext,
+  ): Promise<TableState> {
+    const { state } = await this.table(
+      tableId,
+      { type: 'ChangeDealer', dealerId, shiftId: randomId() },
+      context,
+    );
+    return state;
+  }
+
+  async closeTable(tableId: string, reason: string, context: CommandContext): Promise<TableState> {
+    const { state } = await this.table(tableId, { type: 'CloseTable', reason }, context);
+    return state;
+  }
+
+  async getTable(tableId: string): Promise<TableState> {
+    const { state } = await load(this.store, tableAggregate, streams.table(tableId));
+    if (state.status === 'none') throw new DomainError('TABLE_NOT_FOUND', `no table "${tableId}"`);
+    return state;
+  }
+
+  /** The table's current shoe (the latest), or null before its first. */
+  async currentShoe(tableId: string): Promise<ShoeSummary | null> {
+    const number = await latestNumber(
+      this.store,
+      (k) => streams.shoe(shoeIdOf(tableId, k)),
+      this.hints.get(tableId),
+    );
+    this.hints.set(tableId, number);
+    return number === 0 ? null : this.shoes.getShoe(shoeIdOf(tableId, number));
+  }
+
+  /** The latest round of the table's current shoe, or null. */
+  async currentRound(tableId: string): Promise<RoundState | null> {
+    const shoe = await this.currentShoe(tableId);
+    if (shoe === null) return null;
+    const number = await this.latestRoundNumber(shoe.shoeId);
+    return number === 0 ? null : this.getRound(roundIdOf(shoe.shoeId, number));
+  }
+
+  // --- rounds -------------------------------------------------------------------------------
+
+  async getRound(roundId: string): Promise<RoundState> {
+    const { state } = await load(this.store, roundAggregate, streams.round(roundId));
+    if (state.status === 'none') throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
+    return state;
+  }
+
+  /**
+   * Opens the table's next round: the next number in the current shoe, or round 1 of a new shoe
+   * once the current one is finished (its last round settled, it is closed first, revealing its
+   * seed). Refused while the table's latest round is still being played.
+   */
+  async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
+    const table = await this.getTable(tableId);
+    if (table.status !== 'open')
+      throw new DomainError('TABLE_CLOSED', `table ${tableId} is closed`);
+    const config = table.config!;
+    let shoe = await this.currentShoe(tableId);
+    if (shoe !== null && shoe.status !== 'closed') {
+      const last = await this.latestRoundNumber(shoe.shoeId);
+      if (last > 0) {
+        const round = await this.getRound(roundIdOf(shoe.shoeId, last));
+        if (!isFinished(round)) {
+          throw new DomainError(
+            'ROUND_IN_PROGRESS',
+            `round ${round.roundId} is still being played`,
+            {
+              roundId: round.roundId,
+            },
+          );
+        }
+        if (!this.shoeDeals(shoe, last + 1) && !isSettled(round)) {
+          throw new DomainError(
+            'ROUND_IN_PROGRESS',
+            `the shoe's last round ${round.roundId} is being settled`,
+            {
+              roundId: round.roundId,
+            },
+          );
+        }
+      }
+      if (shoe.status === 'awaiting-burn') {
+        throw new DomainError(
+          'INVALID_DEAL',
+          `burn shoe ${shoe.shoeId} before its first round (POST /v1/shoes/${shoe.shoeId}/burn)`,
+        );
+      }
+      if (this.shoeDeals(shoe, last + 1))
+        return this.createRound(table, config, shoe, last + 1, context);
+      shoe = await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'completed' }, context);
+    }
+    const next = await this.shoes.startShoe(
+      { tableId, number: (shoe?.number ?? 0) + 1, config },
+      context,
+    );
+    this.hints.set(tableId, next.number);
+    if (next.status === 'awaiting-burn') {
+      throw new DomainError(
+        'INVALID_DEAL',
+        `a new shoe ${next.shoeId} is in: burn it first (POST /v1/shoes/${next.shoeId}/burn)`,
+        {
+          shoeId: next.shoeId,
+        },
+      );
+    }
+    return this.createRound(table, config, next, 1, context);
+  }
+
+  /** Closes the table's current shoe early (operator), revealing its seed. */
+  async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
+    const shoe = await this.currentShoe(tableId);
+    if (shoe === null) throw new DomainError('SHOE_NOT_FOUND', `table ${tableId} has no shoe`);
+    const last = await this.latestRoundNumber(shoe.shoeId);
+    if (last > 0 && !isFinished(await this.getRound(roundIdOf(shoe.shoeId, last)))) {
+      throw new DomainError(
+        'ROUND_IN_PROGRESS',
+        `finish or void round ${roundIdOf(shoe.shoeId, last)} first`,
+      );
+    }
+    return this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'operator' }, context);
+  }
+
+  /**
+   * Places a player's bets: validates them against the round (nothing moves if they are
+   * refused), debits the wallet, then records them on the round. If the round refuses them after
+   * the debit (betting closed meanwhile), the stakes are refunded at once; if the process dies in
+   * between, the orphaned-debit sweep refunds them once betting has closed.
+   */
+  async placeBets(
+    roundId: string,
+    playerId: string,
+    bets: readonly BetInput[],
+    context: CommandContext,
+    rebetOf: string | null = null,
+  ): Promise<RoundState> {
+    if (bets.length === 0)
+      throw new DomainError('VALIDATION_ERROR', 'bets: at least one bet is required');
+    const requests: BetRequest[] = bets.map((bet) => ({ ...bet, betId: bet.betId ?? randomId() }));
+    const command: RoundCommand = { type: 'PlaceBets', playerId, bets: requests, rebetOf };
+    const { state } = await load(this.store, roundAggregate, streams.round(roundId));
+    const toPlace = roundDecider.decide(command, state);
+    if (toPlace.length === 0) return state; // placed already: a retried request
+    const stakes = toPlace.map((event) => {
+      const bet = event.data as { betId: string; amount: number };
+      return { betId: bet.betId, amount: bet.amount };
+    });
+    await this.wallets.debitStakes(
+      { playerId, roundId, currency: state.currency, stakes },
+      context,
+    );
+    try {
+      return (await this.round(roundId, command, context)).state;
+    } catch (error) {
+      // The round refused the bets outright: they are not on it, so their stakes go back now.
+      if (error instanceof DomainError) {
+        for (const { betId } of stakes) {
+          await this.wallets.refundStake({ playerId, betId, reason: 'bet-rejected' }, context);
+        }
+      }
+      throw error;
+    }
+  }
+
+  /** Repeats the player's bets of their previous round at this table, once or doubled. */
+  async rebet(
+    roundId: string,
+    playerId: string,
+    multiplier: 1 | 2,
+    context: CommandContext,
+  ): Promise<RoundState> {
+    const previous = await this.previousBets(roundId, playerId);
+    if (previous === null) {
+      throw new DomainError(
+        'NO_PREVIOUS_BETS',
+        `${playerId} has no earlier bets at this table to repeat`,
+      );
+    }
+    return this.placeBets(
+      roundId,
+      playerId,
+      previous.bets.map((bet) => ({
+        type: bet.type,
+        amount: bet.amount * multiplier,
+        bankerMode: bet.bankerMode ?? undefined,
+        seat: bet.seat,
+        betId: deterministicId('rebet', roundId, playerId, bet.betId),
+      })),
+      context,
+      previous.roundId,
+    );
+  }
+
+  async clearBets(roundId: string, playerId: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'ClearBets', playerId }, context)).state;
+  }
+
+  async closeBetting(roundId: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'CloseBetting' }, context)).state;
+  }
+
+  /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
+  async deal(roundId: string, context: CommandContext): Promise<RoundState> {
+    const round = await this.getRound(roundId);
+    if (round.cardSource !== 'rng')
+      throw new DomainError('WRONG_CARD_SOURCE', 'a scanner table posts each card it reads');
+    if (round.status === 'betting')
+      throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
+    if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
+    if (isFinished(round)) return round;
+    const cards = await this.shoes.drawRound(
+      { shoeId: round.shoeId, roundId, roundNumber: round.number },
+      context,
+    );
+    return (await this.round(roundId, { type: 'DealCards', cards }, context)).state;
+  }
+
+  /** Records a card the dealer's card reader read; the rules say which hand it goes to. */
+  async postScannedCard(roundId: string, card: Card, context: CommandContext): Promise<RoundState> {
+    let round = await this.syncScannedCards(roundId, context);
+    if (round.cardSource !== 'scanner')
+      throw new DomainError('WRONG_CARD_SOURCE', 'an rng table deals its own cards');
+    if (round.status === 'betting')
+      throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
+    if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
+    const hands = {
+      player: round.player.map((c) => c.card),
+      banker: round.banker.map((c) => c.card),
+    };
+    const hand = nextCardRecipient(hands.player, hands.banker);
+    if (hand === null)
+      throw new DomainError('INVALID_DEAL', `round ${roundId} needs no more cards`);
+    const drawn = await this.shoes.drawScannedCard(
+      {
+        shoeId: round.shoeId,
+        roundId,
+        roundNumber: round.number,
+        index: round.player.length + round.banker.length,
+        card,
+        hand,
+      },
+      context,
+    );
+    round = (await this.round(roundId, { type: 'DealCards', cards: [drawn] }, context)).state;
+    return round;
+  }
+
+  /** The dealer saw the cut card come out (scanner shoes). */
+  async reportCutCard(roundId: string, context: CommandContext): Promise<ShoeSummary> {
+    const round = await this.getRound(roundId);
+    return this.shoes.reportCutCard(
+      { shoeId: round.shoeId, roundId, roundNumber: round.number },
+      context,
+    );
+  }
+
+  /** A supervisor corrects a misread card before the round completes. */
+  async correctCard(
+    roundId: string,
+    input: { shoePosition: number; card: Card; reason: string },
+    context: CommandContext,
+  ): Promise<RoundState> {
+    const round = await this.getRound(roundId);
+    const command: RoundCommand = { type: 'CorrectCard', ...input };
+    roundDecider.decide(command, round); // refuse before touching the shoe
+    await this.shoes.correctCard(
+      {
+        shoeId: round.shoeId,
+        roundId,
+        position: input.shoePosition,
+        card: input.card,
+        reason: input.reason,
+      },
+      context,
+    );
+    return (await this.round(roundId, command, context)).state;
+  }
+
+  async confirmResult(roundId: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'ConfirmResult' }, context)).state;
+  }
+
+  async pause(roundId: string, reason: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'PauseRound', reason }, context)).state;
+  }
+
+  async resume(roundId: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'ResumeRound' }, context)).state;
+  }
+
+  async void(roundId: string, reason: string, context: CommandContext): Promise<RoundState> {
+    return (await this.round(roundId, { type: 'VoidRound', reason }, context)).state;
+  }
+
+  // --- internals ----------------------------------------------------------------------------
+
+  private shoeDeals(shoe: ShoeSummary, roundNumber: number): boolean {
+    if (shoe.status !== 'dealing' && shoe.status !== 'awaiting-burn') return false;
+    if (shoe.shufflePolicy === 'every-round') return roundNumber === 1;
+    return shoe.lastRoundNumber === null || roundNumber <= shoe.lastRoundNumber;
+  }
+
+  private async latestRoundNumber(shoeId: string): Promise<number> {
+    const number = await latestNumber(
+      this.store,
+      (n) => streams.round(roundIdOf(shoeId, n)),
+      this.hints.get(shoeId),
+    );
+    this.hints.set(shoeId, number);
+    return number;
+  }
+
+  private async createRound(
+    table: TableState,
+    config: TableConfig,
+    shoe: ShoeSummary,
+    number: number,
+    context: CommandContext,
+  ): Promise<RoundState> {
+    const roundId = roundIdOf(shoe.shoeId, number);
+    const rules = roundRulesOf(config);
+    try {
+      const { state } = await this.round(
+        roundId,
+        {
+          type: 'OpenRound',
+          roundId,
+          tableId: table.tableId,
+          shoeId: shoe.shoeId,
+          number,
+          cardSource: shoe.cardSource,
+          currency: config.currency,
+          rules,
+          paytableId: paytableIdOf(rules),
+          dealer: { dealerId: table.dealerId, shiftId: table.shiftId! },
+        },
+        context,
+      );
+      this.hints.set(shoe.shoeId, number);
+      return state;
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'ALREADY_EXISTS') {
+        throw new DomainError('ROUND_IN_PROGRESS', `round ${roundId} was opened by someone else`, {
+          roundId,
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Brings a scanner round level with the cards its shoe has recorded for it (after a crash). */
+  private async syncScannedCards(roundId: string, context: CommandContext): Promise<RoundState> {
+    const round = await this.getRound(roundId);
+    if (round.cardSource !== 'scanner') return round;
+    const recorded: DrawnCard[] = await this.shoes.roundCards(round.shoeId, roundId);
+    const dealt = round.player.length + round.banker.length;
+    if (recorded.length <= dealt) return round;
+    return (await this.round(roundId, { type: 'DealCards', cards: recorded.slice(dealt) }, context))
+      .state;
+  }
+
+  /** The player's bets in their latest earlier round at this table (looking back 100 rounds). */
+  private async previousBets(
+    roundId: string,
+    playerId: string,
+  ): Promise<{ roundId: string; bets: ReturnType<typeof activeBets> } | null> {
+    const current = await this.getRound(roundId);
+    let shoeId = current.shoeId;
+    let number = current.number - 1;
+    let shoeNumber = Number(shoeId.slice(shoeId.lastIndexOf('.') + 1));
+    for (let looked = 0; looked < 100; looked++) {
+      if (number < 1) {
+        shoeNumber--;
+        if (shoeNumber < 1) return null;
+        shoeId = shoeIdOf(current.tableId, shoeNumber);
+        number = await latestNumber(this.store, (n) => streams.round(roundIdOf(shoeId, n)));
+        if (number < 1) continue;
+      }
+      const candidate = roundIdOf(shoeId, number);
+      const { state } = await load(this.store, roundAggregate, streams.round(candidate));
+      const bets = activeBets(state, playerId);
+      if (bets.length > 0) return { roundId: candidate, bets };
+      number--;
+    }
+    return null;
+  }
+
+  private round(roundId: string, command: RoundCommand, context: CommandContext) {
+    return handle(this.store, roundAggregate, streams.round(roundId), command, context, {
+      eventIds: (events) => events.map(roundEventId),
+    });
+  }
+
+  private table(tableId: string, command: TableCommand, context: CommandContext) {
+    return handle(this.store, tableAggregate, streams.table(tableId), command, context, {
+      eventIds: (events: readonly TableEvent[]) => events.map(() => randomId()),
+    });
+  }
+}

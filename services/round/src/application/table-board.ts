@@ -1,0 +1,171 @@
+import type { Projection } from '@croupier/application';
+import { roadsOf, type RoundMark, type Roads } from '@croupier/baccarat';
+import {
+  parseRoundId,
+  roundEventSchema,
+  shoeEventSchema,
+  tableEventSchema,
+  type Dealing,
+} from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+
+export interface ShoeResult extends RoundMark {
+  readonly roundId: string;
+  readonly number: number;
+}
+
+export interface TableView {
+  readonly tableId: string;
+  readonly name: string;
+  readonly preset: string | null;
+  readonly currency: string;
+  readonly status: 'open' | 'closed';
+  readonly dealing: Dealing;
+  readonly dealerId: string | null;
+  readonly currentShoeId: string | null;
+  readonly currentRound: {
+    readonly roundId: string;
+    readonly number: number;
+    readonly status: string;
+    readonly paused: boolean;
+  } | null;
+  /** Results of the current shoe, in order: what its scoreboard shows. */
+  readonly results: readonly ShoeResult[];
+  readonly roundsCompleted: number;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Every table's scoreboard: its current shoe and round, and the results the roads are drawn
+ * from. Past results only: nothing here says what is left in the shoe.
+ */
+export class TableBoard implements Projection {
+  readonly name = 'table-board';
+  private readonly tables = new Map<string, Mutable<TableView>>();
+
+  apply(event: RecordedEvent): void {
+    if (event.stream.startsWith('table-')) this.applyTable(event);
+    else if (event.stream.startsWith('shoe-') && event.type === 'ShoeShuffled') {
+      const { data } = shoeEventSchema.parse({ type: event.type, data: event.data });
+      const table = this.tables.get((data as { tableId: string }).tableId);
+      if (table) {
+        table.currentShoeId = (data as { shoeId: string }).shoeId;
+        table.results = [];
+      }
+    } else if (event.stream.startsWith('round-')) this.applyRound(event);
+  }
+
+  private applyTable(event: RecordedEvent): void {
+    const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+    switch (parsed.type) {
+      case 'TableOpened':
+        this.tables.set(parsed.data.tableId, {
+          tableId: parsed.data.tableId,
+          name: parsed.data.config.name,
+          preset: parsed.data.config.preset ?? null,
+          currency: parsed.data.config.currency,
+          status: 'open',
+          dealing: parsed.data.dealing,
+          dealerId: null,
+          currentShoeId: null,
+          currentRound: null,
+          results: [],
+          roundsCompleted: 0,
+        });
+        return;
+      case 'DealerChanged': {
+        const table = this.tables.get(parsed.data.tableId);
+        if (table) table.dealerId = parsed.data.dealerId;
+        return;
+      }
+      case 'TableClosed': {
+        const table = this.tables.get(parsed.data.tableId);
+        if (table) table.status = 'closed';
+        return;
+      }
+    }
+  }
+
+  private applyRound(event: RecordedEvent): void {
+    const relevant = [
+      'RoundOpened',
+      'BettingClosed',
+      'CardDealt',
+      'RoundCompleted',
+      'RoundVoided',
+      'RoundPaused',
+      'RoundResumed',
+    ];
+    if (!relevant.includes(event.type)) return;
+    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const { tableId, roundNumber } = parseRoundId(parsed.data.roundId);
+    const table = this.tables.get(tableId);
+    if (table === undefined) return;
+    const current = table.currentRound;
+    const update = (changes: Partial<NonNullable<TableView['currentRound']>>) => {
+      if (current !== null && current.roundId === parsed.data.roundId)
+        table.currentRound = { ...current, ...changes };
+    };
+    switch (parsed.type) {
+      case 'RoundOpened':
+        table.currentRound = {
+          roundId: parsed.data.roundId,
+          number: roundNumber,
+          status: 'betting',
+          paused: false,
+        };
+        return;
+      case 'BettingClosed':
+        update({ status: 'closed' });
+        return;
+      case 'CardDealt':
+        update({ status: 'dealing' });
+        return;
+      case 'RoundPaused':
+        update({ paused: true });
+        return;
+      case 'RoundResumed':
+        update({ paused: false });
+        return;
+      case 'RoundVoided':
+        update({ status: 'voided', paused: false });
+        return;
+      case 'RoundCompleted': {
+        update({ status: 'completed' });
+        const winner = parsed.data.winner;
+        table.results = [
+          ...table.results,
+          {
+            roundId: parsed.data.roundId,
+            number: roundNumber,
+            result: winner === 'banker' ? 'B' : winner === 'player' ? 'P' : 'T',
+            bankerPair: parsed.data.banker.pair,
+            playerPair: parsed.data.player.pair,
+          },
+        ];
+        table.roundsCompleted++;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  reset(): void {
+    this.tables.clear();
+  }
+
+  list(): TableView[] {
+    return [...this.tables.values()];
+  }
+
+  get(tableId: string): TableView | undefined {
+    return this.tables.get(tableId);
+  }
+
+  roads(tableId: string): Roads | undefined {
+    const table = this.tables.get(tableId);
+    return table === undefined ? undefined : roadsOf(table.results);
+  }
+}

@@ -1,0 +1,100 @@
+import { deterministicId } from '@croupier/application';
+import {
+  roundEventSchema,
+  SETTLEMENT_MESSAGE_SCHEMA,
+  streams,
+  type SettlementMessage,
+} from '@croupier/contracts';
+import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import type { SettlementBus } from '@croupier/messaging';
+
+export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded'] as const;
+
+/** The public messages of one settlement record: one per bet line. */
+export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] {
+  const record = roundEventSchema.parse({ type: event.type, data: event.data });
+  const metadata = event.metadata as { hash?: unknown; occurredAt?: unknown };
+  const common = {
+    schema: SETTLEMENT_MESSAGE_SCHEMA,
+    eventId: event.id,
+    position: event.position.toString(),
+    verificationHash: String(metadata.hash),
+    occurredAt:
+      typeof metadata.occurredAt === 'string'
+        ? metadata.occurredAt
+        : event.recordedAt.toISOString(),
+  } as const;
+  if (record.type === 'RoundSettled') {
+    const { roundId, tableId, shoeId, currency, shiftId, settlementId } = record.data;
+    return record.data.lines.map((line) => ({
+      ...common,
+      messageId: deterministicId('settlement-message', event.id, line.betId),
+      kind: 'settlement',
+      roundId,
+      tableId,
+      shoeId,
+      playerId: line.playerId,
+      betId: line.betId,
+      betType: line.type,
+      bankerMode: line.bankerMode,
+      seat: line.seat,
+      stake: line.stake,
+      payout: line.payout,
+      result: line.result,
+      commission: line.commission,
+      commissionMode: line.commissionMode,
+      currency,
+      reason: null,
+      settlementId,
+      shiftId,
+    }));
+  }
+  if (record.type === 'BetsRefunded') {
+    const { roundId, tableId, shoeId, currency, shiftId, refundId, reason } = record.data;
+    return record.data.lines.map((line) => ({
+      ...common,
+      messageId: deterministicId('settlement-message', event.id, line.betId),
+      kind: 'refund',
+      roundId,
+      tableId,
+      shoeId,
+      playerId: line.playerId,
+      betId: line.betId,
+      betType: null,
+      bankerMode: null,
+      seat: null,
+      stake: line.amount,
+      payout: line.amount,
+      result: 'refund',
+      commission: 0,
+      commissionMode: null,
+      currency,
+      reason,
+      settlementId: refundId,
+      shiftId,
+    }));
+  }
+  return [];
+}
+
+/**
+ * The outbox: forwards every settlement record to the bus. The subscription's checkpoint moves
+ * only after `publish` resolved (the bus accepted every message), so nothing is lost whatever
+ * fails in between; a re-send after a crash carries the same message ids.
+ */
+export function startOutbox(
+  store: EventStore,
+  bus: SettlementBus,
+  onError: (error: unknown) => void,
+): Subscription {
+  return store.subscribe({
+    name: 'settlement-outbox',
+    from: 'start',
+    filter: { streamPrefix: streams.round(''), eventTypes: OUTBOX_EVENTS },
+    onError,
+    handler: async (event) => {
+      const messages = settlementMessagesOf(event);
+      if (messages.length > 0) await bus.publish(messages);
+    },
+  });
+}

@@ -1,0 +1,78 @@
+import {
+  causedBy,
+  deterministicId,
+  handle,
+  systemContext,
+  type Aggregate,
+} from '@croupier/application';
+import { roundEventSchema, streams, type RoundEvent } from '@croupier/contracts';
+import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import {
+  settlementDecider,
+  type SettlementCommand,
+  type SettlementState,
+} from '../domain/settlement.decider.js';
+
+export const settlementAggregate: Aggregate<SettlementCommand, RoundEvent, SettlementState> = {
+  decider: settlementDecider,
+  parse: (recorded) => roundEventSchema.parse({ type: recorded.type, data: recorded.data }),
+};
+
+/** The ids of settlement records are derived from the round, so each is recorded exactly once. */
+const settlementIdOf = (roundId: string) => deterministicId('settlement', roundId);
+const voidRefundIdOf = (roundId: string) => deterministicId('refund', roundId, 'voided');
+const clearRefundIdOf = (clearEventId: string) => deterministicId('refund', clearEventId);
+
+function recordIds(events: readonly RoundEvent[]): string[] {
+  return events.map((event) => {
+    if (event.type === 'RoundSettled') return deterministicId(event.type, event.data.settlementId);
+    if (event.type === 'BetsRefunded') return deterministicId(event.type, event.data.refundId);
+    throw new Error(`settlement does not record ${event.type}`);
+  });
+}
+
+/** What settlement does for one round event; exported for tests and for the sweep. */
+export async function settle(store: EventStore, event: RecordedEvent): Promise<void> {
+  const round = roundEventSchema.parse({ type: event.type, data: event.data });
+  const stream = streams.round(round.data.roundId);
+  const context = causedBy(systemContext('settlement'), event.id);
+  let command: SettlementCommand;
+  switch (round.type) {
+    case 'RoundCompleted':
+      command = { type: 'SettleRound', settlementId: settlementIdOf(round.data.roundId) };
+      break;
+    case 'RoundVoided':
+      command = { type: 'RefundVoidedRound', refundId: voidRefundIdOf(round.data.roundId) };
+      break;
+    case 'BetsCleared':
+      command = {
+        type: 'RefundClearedBets',
+        refundId: clearRefundIdOf(event.id),
+        betIds: round.data.betIds,
+      };
+      break;
+    default:
+      return;
+  }
+  await handle(store, settlementAggregate, stream, command, context, { eventIds: recordIds });
+}
+
+export const SETTLEMENT_TRIGGERS = ['RoundCompleted', 'RoundVoided', 'BetsCleared'] as const;
+
+/**
+ * Settles completed rounds, refunds voided rounds and cleared bets: one checkpointed
+ * subscription, one active instance across processes. Records are appended with the round's
+ * expected version and ids derived from the round, so a redelivered event settles nothing twice.
+ */
+export function startSettlementReactor(
+  store: EventStore,
+  onError: (error: unknown) => void,
+): Subscription {
+  return store.subscribe({
+    name: 'settlement',
+    from: 'start',
+    filter: { streamPrefix: streams.round(''), eventTypes: SETTLEMENT_TRIGGERS },
+    onError,
+    handler: (event) => settle(store, event),
+  });
+}

@@ -1,0 +1,3 @@
+export * from './domain/settlement.decider.js';
+export * from './application/settlement-reactor.js';
+export * from './application/outbox.js';

@@ -1,0 +1,55 @@
+import { causedBy, systemContext } from '@croupier/application';
+import type { CommandContext, SettlementMessage } from '@croupier/contracts';
+import type { SettlementBus, SettlementConsumer } from '@croupier/messaging';
+import type { WalletService } from './wallet-service.js';
+
+/**
+ * Croupier's own wallet as a wallet system: applies each settlement message to the player's
+ * wallet. Idempotent twice over: the wallet closes a stake once, and the events' ids name the
+ * settlement and bet, so a message delivered again changes nothing.
+ */
+export async function applySettlementMessage(
+  wallet: WalletService,
+  message: SettlementMessage,
+  context: CommandContext = systemContext('wallet-consumer'),
+): Promise<void> {
+  const caused = causedBy(context, message.eventId);
+  if (message.kind === 'refund') {
+    await wallet.refundStake(
+      { playerId: message.playerId, betId: message.betId, reason: message.reason ?? 'voided' },
+      caused,
+    );
+    return;
+  }
+  const accrued =
+    message.commissionMode === 'accrued' && message.commission > 0 && message.seat !== null
+      ? {
+          tableId: message.tableId,
+          seat: message.seat,
+          shiftId: message.shiftId,
+          amount: message.commission,
+        }
+      : null;
+  await wallet.creditPayout(
+    message.playerId,
+    {
+      type: 'CreditPayout',
+      settlementId: message.settlementId,
+      roundId: message.roundId,
+      betId: message.betId,
+      amount: message.payout,
+      result: message.result === 'refund' ? 'push' : message.result,
+      accruedCommission: accrued,
+    },
+    caused,
+  );
+}
+
+/** Attaches the wallet to the settlement bus. */
+export function consumeSettlements(
+  bus: SettlementBus,
+  wallet: WalletService,
+  options: { concurrency?: number } = {},
+): Promise<SettlementConsumer> {
+  return bus.consume((message) => applySettlementMessage(wallet, message), options);
+}

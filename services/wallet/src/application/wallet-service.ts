@@ -1,0 +1,196 @@
+import { deterministicId, handle, load, type Aggregate } from '@croupier/application';
+import {
+  streams,
+  walletEventSchema,
+  type CommandContext,
+  type PlayerId,
+  type WalletEvent,
+  type WalletPort,
+} from '@croupier/contracts';
+import type { EventStore } from '@croupier/eventstore';
+import {
+  available,
+  walletDecider,
+  type WalletCommand,
+  type WalletState,
+} from '../domain/wallet.decider.js';
+
+export const walletAggregate: Aggregate<WalletCommand, WalletEvent, WalletState> = {
+  decider: walletDecider,
+  parse: (recorded) => walletEventSchema.parse({ type: recorded.type, data: recorded.data }),
+};
+
+/** Each wallet event names the fact it records, so a retried step never records it twice. */
+function walletEventId(event: WalletEvent): string {
+  switch (event.type) {
+    case 'FundsDeposited':
+    case 'FundsWithdrawn':
+      return deterministicId(event.type, event.data.playerId, event.data.reference);
+    case 'StakeDebited':
+    case 'StakeRefunded':
+      return deterministicId(event.type, event.data.betId);
+    case 'PayoutCredited':
+    case 'CommissionAccrued':
+      return deterministicId(event.type, event.data.settlementId, event.data.betId);
+    case 'CommissionCollected':
+      return deterministicId(event.type, event.data.dealerChangeId, event.data.playerId);
+  }
+}
+
+export interface WalletView {
+  readonly playerId: PlayerId;
+  readonly currency: string | null;
+  readonly balance: number;
+  /** Balance less commission owed on accrued-commission tables. */
+  readonly available: number;
+  readonly commissionOwed: number;
+  readonly openStakes: number;
+  readonly version: string | null;
+}
+
+export interface WalletTransaction {
+  readonly type: WalletEvent['type'];
+  readonly amount: number;
+  /** Signed change of the balance. */
+  readonly change: number;
+  readonly balanceAfter: number;
+  readonly roundId: string | null;
+  readonly betId: string | null;
+  readonly reference: string | null;
+  readonly at: string;
+  readonly revision: string;
+}
+
+/** How an event moves the balance. */
+export function balanceChange(event: WalletEvent): number {
+  switch (event.type) {
+    case 'FundsDeposited':
+    case 'PayoutCredited':
+    case 'StakeRefunded':
+      return event.data.amount;
+    case 'FundsWithdrawn':
+    case 'StakeDebited':
+    case 'CommissionCollected':
+      return -event.data.amount;
+    case 'CommissionAccrued':
+      return 0;
+  }
+}
+
+export function viewOf(
+  playerId: PlayerId,
+  state: WalletState,
+  revision: bigint | null,
+): WalletView {
+  let owed = 0;
+  for (const amount of state.commissionOwed.values()) owed += amount;
+  return {
+    playerId,
+    currency: state.currency,
+    balance: state.balance,
+    available: available(state),
+    commissionOwed: owed,
+    openStakes: state.openStakes.size,
+    version: revision?.toString() ?? null,
+  };
+}
+
+/** The wallet service's command side. */
+export class WalletService implements WalletPort {
+  constructor(private readonly store: EventStore) {}
+
+  private run(playerId: PlayerId, command: WalletCommand, context: CommandContext) {
+    return handle(this.store, walletAggregate, streams.wallet(playerId), command, context, {
+      eventIds: (events) => events.map(walletEventId),
+    });
+  }
+
+  async deposit(
+    input: { playerId: PlayerId; amount: number; currency: string; reference: string },
+    context: CommandContext,
+  ): Promise<WalletView> {
+    const { state, revision } = await this.run(
+      input.playerId,
+      { type: 'Deposit', ...input },
+      context,
+    );
+    return viewOf(input.playerId, state, revision);
+  }
+
+  async withdraw(
+    input: { playerId: PlayerId; amount: number; reference: string },
+    context: CommandContext,
+  ): Promise<WalletView> {
+    const { state, revision } = await this.run(
+      input.playerId,
+      { type: 'Withdraw', amount: input.amount, reference: input.reference },
+      context,
+    );
+    return viewOf(input.playerId, state, revision);
+  }
+
+  async debitStakes(
+    input: Parameters<WalletPort['debitStakes']>[0],
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(input.playerId, { type: 'DebitStakes', ...input }, context);
+  }
+
+  async refundStake(
+    input: Parameters<WalletPort['refundStake']>[0],
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(
+      input.playerId,
+      { type: 'RefundStake', betId: input.betId, roundId: '', reason: input.reason },
+      context,
+    );
+  }
+
+  async creditPayout(
+    playerId: PlayerId,
+    command: Extract<WalletCommand, { type: 'CreditPayout' }>,
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(playerId, command, context);
+  }
+
+  async collectCommission(
+    playerId: PlayerId,
+    command: Extract<WalletCommand, { type: 'CollectCommission' }>,
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(playerId, command, context);
+  }
+
+  async getWallet(playerId: PlayerId): Promise<WalletView> {
+    const { state, revision } = await load(this.store, walletAggregate, streams.wallet(playerId));
+    return viewOf(playerId, state, revision);
+  }
+
+  /** The wallet's movements, newest first, each with the balance after it. */
+  async transactions(playerId: PlayerId, limit = 50): Promise<WalletTransaction[]> {
+    const recorded = await this.store.readStream(streams.wallet(playerId));
+    let balance = 0;
+    const all = recorded.map((r): WalletTransaction => {
+      const event = walletAggregate.parse(r);
+      const change = balanceChange(event);
+      balance += change;
+      const d = event.data as Partial<Record<'roundId' | 'betId' | 'reference', string>> & {
+        amount: number;
+      };
+      return {
+        type: event.type,
+        amount: d.amount,
+        change,
+        balanceAfter: balance,
+        roundId: d.roundId ?? null,
+        betId: d.betId ?? null,
+        reference: d.reference ?? null,
+        at: (r.metadata as { occurredAt?: string }).occurredAt ?? r.recordedAt.toISOString(),
+        revision: r.revision.toString(),
+      };
+    });
+    return all.slice(-limit).reverse();
+  }
+}

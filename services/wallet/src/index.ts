@@ -1,0 +1,4 @@
+export * from './domain/wallet.decider.js';
+export * from './application/wallet-service.js';
+export * from './application/settlement-consumer.js';
+export * from './application/commission-collector.js';
