@@ -149,6 +149,26 @@ export function eventStoreContract(target: ContractTarget): void {
         expect(await store.readStream(stream)).toHaveLength(1);
       });
 
+      it("concurrent 'any' appends to a new stream all succeed, one after the other", async () => {
+        const stream = uniqueName('race');
+        const results = await Promise.all(
+          Array.from({ length: 8 }, () =>
+            store.append(stream, events(1), { expectedVersion: 'any' }),
+          ),
+        );
+        expect(results.map((result) => result.revision).sort()).toEqual([
+          0n,
+          1n,
+          2n,
+          3n,
+          4n,
+          5n,
+          6n,
+          7n,
+        ]);
+        expect(await store.verifyStream(stream)).toMatchObject({ ok: true, events: 8 });
+      });
+
       it('of concurrent appends at one exact revision exactly one wins', async () => {
         const stream = uniqueName('race');
         await store.append(stream, events(1), { expectedVersion: 'no-stream' });

@@ -25,7 +25,7 @@ import {
   SubscriptionStoppedError,
   WrongExpectedVersionError,
 } from '../errors.js';
-import { chainHash, GENESIS_HASH, verifyChain } from '../hash-chain.js';
+import { GENESIS_HASH, sha256Hex, verifyChain } from '../hash-chain.js';
 import type {
   AppendOptions,
   AppendResult,
@@ -142,11 +142,8 @@ export class EsdbEventStore implements EventStore {
       let prevHash = last ? String(last.metadata['hash']) : GENESIS_HASH;
       const data = encoded.map((event) => {
         const metadata = JSON.parse(event.metadataJson) as Record<string, unknown>;
-        const hash = chainHash(prevHash, {
-          type: event.type,
-          data: JSON.parse(event.dataJson),
-          metadata,
-        });
+        // The same bytes the SQL stores hash: prevHash followed by the canonical content.
+        const hash = sha256Hex(prevHash + event.chainContent);
         const stored = jsonEvent({
           id: event.id,
           type: event.type,

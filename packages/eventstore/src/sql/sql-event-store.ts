@@ -228,16 +228,20 @@ export class SqlEventStore implements EventStore {
   async verifyStream(stream: string): Promise<StreamVerification> {
     this.#assertOpen();
     validateStreamName(stream);
-    const [events, head] = await Promise.all([
-      this.readStream(stream),
-      this.#driver.query<{ revision: unknown; last_hash: string }>(this.#sql.streamHead, [stream]),
-    ]);
-    const headRow = head.rows[0];
-    return verifyChain(
-      stream,
-      events,
-      headRow ? { revision: int8(headRow.revision), lastHash: headRow.last_hash } : null,
-    );
+    // One snapshot for the events and the head, or an append in between would look like tampering.
+    return this.#driver.transaction(async (tx) => {
+      await tx.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const events = await tx.query<EventRow>(this.#sql.readStreamForwards, [stream, null, null]);
+      const head = await tx.query<{ revision: unknown; last_hash: string }>(this.#sql.streamHead, [
+        stream,
+      ]);
+      const headRow = head.rows[0];
+      return verifyChain(
+        stream,
+        events.rows.map(toRecordedEvent),
+        headRow ? { revision: int8(headRow.revision), lastHash: headRow.last_hash } : null,
+      );
+    });
   }
 
   async close(): Promise<void> {
