@@ -332,10 +332,13 @@ const NOTES = [
   '(global order, unique id, stream + revision), parsing two jsonb values, where the baseline',
   'inserts one row into one index. Measured with pgbench on the same server, the append function',
   'costs about what `BEGIN; UPDATE head; INSERT event; COMMIT` costs (its plpgsql overhead is',
-  "small), and 1.3-2.5x a bare INSERT. The client's share (validation, canonical JSON, eight",
-  "parameters) is about 1.6x the baseline's per operation, and on this machine client and server",
-  "compete for the same two cores. NOTIFY inside the append's transaction was the largest cost",
-  '(3x: it serializes commits on a cluster-wide lock) and was moved after commit; see docs/adr/0002.',
+  "small), and 1.3-2.5x a bare INSERT. The client's CPU per append is about 1.8x the baseline's",
+  '(process.cpuUsage: 0.33 vs 0.19 ms), nearly all in the driver (eight parameters, a four-column',
+  'result); validation and canonical JSON take about 0.03 ms. Client and server share the same',
+  'two cores here, so both costs add up. The "after" baseline also pays for the checkpoint and',
+  "autovacuum triggered by the store's workloads. NOTIFY inside the append's transaction was the",
+  'largest cost (3x: it serializes commits on a cluster-wide lock) and was moved after commit;',
+  'see docs/adr/0002.',
 ].join('\n');
 
 /** Replaces (or adds) the "## Event store (issue 3)" section of bench/RESULTS.md. */
