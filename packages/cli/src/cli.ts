@@ -1,9 +1,15 @@
 import { analyzeCommand } from './commands/analyze.js';
 import { roadsCommand } from './commands/roads.js';
 import { simulateCommand } from './commands/simulate.js';
+import { tokenCommand } from './commands/token.js';
 import { UsageError, type Command, type CommandIo } from './io.js';
 
-export const COMMANDS: readonly Command[] = [analyzeCommand, simulateCommand, roadsCommand];
+export const COMMANDS: readonly Command[] = [
+  analyzeCommand,
+  simulateCommand,
+  roadsCommand,
+  tokenCommand,
+];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

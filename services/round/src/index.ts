@@ -6,3 +6,5 @@ export * from './application/round-service.js';
 export * from './application/orphan-sweep.js';
 export * from './application/auto-dealer.js';
 export * from './application/table-board.js';
+export * from './http/routes.js';
+export * from './http/views.js';

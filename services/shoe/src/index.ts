@@ -1,3 +1,4 @@
 export * from './domain/shoe.decider.js';
+export * from './http/routes.js';
 export * from './application/seed-vault.js';
 export * from './application/shoe-service.js';

@@ -77,6 +77,8 @@ export interface RoundState {
   readonly cardSource: CardSource;
   readonly currency: string;
   readonly rules: RoundRules | null;
+  readonly paytableId: string | null;
+  readonly dealerId: string | null;
   readonly bets: ReadonlyMap<string, ActiveBet>;
   readonly player: readonly CardAt[];
   readonly banker: readonly CardAt[];
@@ -95,6 +97,8 @@ export const initialRoundState = (): RoundState => ({
   cardSource: 'rng',
   currency: '',
   rules: null,
+  paytableId: null,
+  dealerId: null,
   bets: new Map(),
   player: [],
   banker: [],
@@ -136,6 +140,8 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
         cardSource: d.cardSource,
         currency: d.currency,
         rules: d.rules,
+        paytableId: d.paytableId,
+        dealerId: d.dealer.dealerId,
       };
     }
     case 'BetPlaced': {

@@ -1,0 +1,3 @@
+export * from './auth.js';
+export * from './problem.js';
+export * from './app.js';

@@ -1,0 +1,109 @@
+import { BetRejectedError } from '@croupier/baccarat';
+import {
+  DomainError,
+  ERROR_STATUS,
+  isErrorCode,
+  TableConfigError,
+  type ErrorCode,
+} from '@croupier/contracts';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+/** An RFC 9457 problem document, with Croupier's stable `code`. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly detail: string;
+  readonly instance: string;
+  readonly correlationId: string;
+  readonly errors?: readonly { field: string; message: string }[];
+}
+
+const TITLES: Partial<Record<ErrorCode, string>> = {
+  VALIDATION_ERROR: 'The request is not valid',
+  UNAUTHENTICATED: 'Authentication is required',
+  FORBIDDEN: 'Not allowed for this role',
+  RATE_LIMITED: 'Too many requests',
+  INTERNAL_ERROR: 'Internal error',
+};
+
+const titleOf = (code: ErrorCode) =>
+  TITLES[code] ??
+  code
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace(/^\w/, (c) => c.toUpperCase());
+
+/** Maps anything thrown by a route to a problem: known errors keep their code and message. */
+export function problemOf(error: unknown, request: FastifyRequest): Problem {
+  const base = (code: ErrorCode, detail: string, errors?: Problem['errors']): Problem => ({
+    type: `https://croupier.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
+    title: titleOf(code),
+    status: ERROR_STATUS[code],
+    code,
+    detail,
+    instance: request.url,
+    correlationId: request.id,
+    ...(errors === undefined ? {} : { errors }),
+  });
+  if (error instanceof DomainError) {
+    const field = typeof error.details.field === 'string' ? error.details.field : undefined;
+    return base(
+      error.code,
+      error.message,
+      field === undefined ? undefined : [{ field, message: error.message }],
+    );
+  }
+  if (error instanceof BetRejectedError) {
+    return base(error.code, error.message, [{ field: error.field, message: error.message }]);
+  }
+  if (error instanceof TableConfigError) {
+    return base(
+      'INVALID_TABLE_CONFIG',
+      error.message,
+      error.issues.map((i) => ({ field: i.path, message: i.message })),
+    );
+  }
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const fields = error.validation.map((issue) => ({
+      field: `${error.validationContext ?? 'body'}${issue.instancePath.replace(/\//g, '.')}`,
+      message: issue.message ?? 'is not valid',
+    }));
+    return base(
+      'VALIDATION_ERROR',
+      fields.map((f) => `${f.field}: ${f.message}`).join('; '),
+      fields,
+    );
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  if (
+    typeof fastifyError.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
+    const code: ErrorCode =
+      fastifyError.statusCode === 429
+        ? 'RATE_LIMITED'
+        : fastifyError.statusCode === 404
+          ? 'NOT_FOUND'
+          : fastifyError.statusCode === 401
+            ? 'UNAUTHENTICATED'
+            : fastifyError.statusCode === 403
+              ? 'FORBIDDEN'
+              : 'VALIDATION_ERROR';
+    const problem = base(code, fastifyError.message ?? 'bad request');
+    return { ...problem, status: fastifyError.statusCode };
+  }
+  const code = (error as { code?: unknown }).code;
+  if (isErrorCode(code)) return base(code, (error as Error).message);
+  return base(
+    'INTERNAL_ERROR',
+    'an unexpected error occurred; it has been logged with the correlation id',
+  );
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.status(problem.status).type('application/problem+json').send(problem);
+}

@@ -1,0 +1,60 @@
+import { playerIdSchema } from '@croupier/contracts';
+import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
+import { roundRoutes } from '@croupier/round';
+import { shoeRoutes } from '@croupier/shoe';
+import { walletRoutes } from '@croupier/wallet';
+import type { FastifyServerOptions } from 'fastify';
+import { z } from 'zod';
+import type { System } from './system.js';
+
+export const API_VERSION = '1.0.0';
+
+/**
+ * The gateway's HTTP API: every service's routes on one fastify app, plus what joins them
+ * (players' game history). Built in a factory so tests use `app.inject()` without a port.
+ */
+export async function buildApp(
+  system: System,
+  logger: FastifyServerOptions['logger'] = false,
+): Promise<HttpApp> {
+  const app = await createHttpApp({
+    title: 'Croupier',
+    version: API_VERSION,
+    description:
+      'Event-sourced baccarat: tables, shoes, rounds, bets, wallets and settlement. Every change is an event; ' +
+      'errors are application/problem+json with a stable `code`.',
+    tokens: system.tokens,
+    logger,
+    readiness: async () => ({ eventStore: await system.storeReady() }),
+  });
+  // Reads right after a write see it: the read models catch up before answering.
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET' && request.url.startsWith('/v1/')) await system.hub.sync();
+  });
+
+  roundRoutes(app, {
+    rounds: system.rounds,
+    board: system.board,
+    onTableOpened: (tableId) => void system.startDealer(tableId),
+  });
+  shoeRoutes(app, { shoes: system.shoes });
+  walletRoutes(app, { wallets: system.wallets });
+
+  app.get(
+    '/v1/players/:playerId/history',
+    {
+      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      schema: {
+        tags: ['players'],
+        summary: "A player's last rounds: cards, result, stakes, payouts, balance before and after",
+        params: z.object({ playerId: playerIdSchema }),
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(10) }),
+      },
+    },
+    (request) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      return system.history.history(request.params.playerId, request.query.limit);
+    },
+  );
+  return app;
+}

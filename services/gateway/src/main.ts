@@ -1,0 +1,45 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig } from './config.js';
+import { System } from './system.js';
+
+/** Starts Croupier: every service in one process, on the configured store. */
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = { level: config.LOG_LEVEL };
+  const bootstrap = (await import('pino')).default(logger);
+  const system = await System.create({ config, logger: bootstrap });
+  await system.start();
+  const app = await buildApp(system, logger);
+  await app.listen({ host: config.HOST, port: config.PORT });
+  bootstrap.info(
+    {
+      eventStore: config.EVENTSTORE,
+      bus: system.bus.kind,
+      tables: system.board.list().map((t) => t.tableId),
+    },
+    `Croupier is dealing: API on http://${config.HOST}:${config.PORT}/v1, docs on /docs`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    bootstrap.info({ signal }, 'shutting down: finishing in-flight work');
+    await app.close();
+    await system.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+await main();

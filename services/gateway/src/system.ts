@@ -1,0 +1,211 @@
+import { join, resolve } from 'node:path';
+import { ProjectionHub, systemContext } from '@croupier/application';
+import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
+import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
+import { TokenAuthority } from '@croupier/http';
+import {
+  InProcessSettlementBus,
+  type SettlementBus,
+  type SettlementConsumer,
+} from '@croupier/messaging';
+import {
+  AutoDealer,
+  PendingDebits,
+  RoundService,
+  sweepOrphanedDebits,
+  TableBoard,
+} from '@croupier/round';
+import { startOutbox, startSettlementReactor } from '@croupier/settlement';
+import { SeedVault, ShoeService } from '@croupier/shoe';
+import {
+  CommissionLedger,
+  consumeSettlements,
+  startCommissionCollector,
+  WalletService,
+} from '@croupier/wallet';
+import type { FastifyBaseLogger } from 'fastify';
+import type { GatewayConfig } from './config.js';
+import { PlayerHistory } from './player-history.js';
+
+export interface SystemOptions {
+  readonly config: GatewayConfig;
+  readonly logger: FastifyBaseLogger;
+  /** An already open store (tests); otherwise one is opened from the configuration. */
+  readonly store?: EventStore;
+  readonly bus?: SettlementBus;
+  /** Open the configured auto-dealt tables and start dealing. Default true. */
+  readonly autoDeal?: boolean;
+  /** How often the orphaned-debit sweep runs. Default 5 s. */
+  readonly sweepIntervalMs?: number;
+}
+
+/** Opens the event store the configuration names. */
+export function openStore(config: GatewayConfig): Promise<EventStore> {
+  switch (config.EVENTSTORE) {
+    case 'postgres':
+      return createEventStore({
+        kind: 'postgres',
+        connectionString: config.DATABASE_URL!,
+        schema: config.DATABASE_SCHEMA,
+        applicationName: 'croupier-gateway',
+      });
+    case 'esdb':
+      return createEventStore({ kind: 'esdb', connectionString: config.EVENTSTORE_URL! });
+    case 'pglite':
+      return createEventStore({
+        kind: 'pglite',
+        dataDir: join(resolve(config.DATA_DIR), 'eventstore'),
+      });
+  }
+}
+
+/**
+ * The whole of Croupier in one process: the four services over one event store, their read
+ * models, the settlement bus, the reactors and the auto-dealers. The distributed deployment
+ * runs the same pieces in separate processes.
+ */
+export class System {
+  readonly hub: ProjectionHub;
+  readonly shoes: ShoeService;
+  readonly wallets: WalletService;
+  readonly rounds: RoundService;
+  readonly board = new TableBoard();
+  readonly history = new PlayerHistory();
+  readonly pending = new PendingDebits();
+  readonly commissionLedger = new CommissionLedger();
+  readonly tokens: TokenAuthority;
+  private readonly subscriptions: Subscription[] = [];
+  private readonly dealers = new Map<string, AutoDealer>();
+  private consumer: SettlementConsumer | null = null;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private started = false;
+
+  private constructor(
+    readonly config: GatewayConfig,
+    readonly store: EventStore,
+    readonly bus: SettlementBus,
+    private readonly logger: FastifyBaseLogger,
+    private readonly options: SystemOptions,
+  ) {
+    this.hub = new ProjectionHub(store, {
+      onError: (error) => {
+        logger.error({ err: error }, 'projection failed');
+      },
+    });
+    for (const projection of [this.board, this.history, this.pending, this.commissionLedger])
+      this.hub.register(projection);
+    this.shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY));
+    this.wallets = new WalletService(store);
+    this.rounds = new RoundService(store, this.shoes, this.wallets);
+    this.tokens = new TokenAuthority(config.JWT_SECRET);
+  }
+
+  static async create(options: SystemOptions): Promise<System> {
+    const store = options.store ?? (await openStore(options.config));
+    const bus = options.bus ?? new InProcessSettlementBus();
+    return new System(options.config, store, bus, options.logger, options);
+  }
+
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.hub.start();
+    this.consumer = await consumeSettlements(this.bus, this.wallets);
+    const report = (name: string) => (error: unknown) => {
+      this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
+    };
+    this.subscriptions.push(
+      startSettlementReactor(this.store, report('settlement')),
+      startOutbox(this.store, this.bus, report('settlement-outbox')),
+      startCommissionCollector(
+        this.store,
+        this.hub,
+        this.commissionLedger,
+        this.wallets,
+        report('commission-collector'),
+      ),
+    );
+    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
+    if (this.options.autoDeal ?? true) await this.startAutoTables();
+  }
+
+  /** Refunds stakes whose bets never reached their round (see sweepOrphanedDebits). */
+  async sweep(): Promise<number> {
+    try {
+      await this.hub.sync();
+      return await sweepOrphanedDebits(
+        this.store,
+        this.pending,
+        this.wallets,
+        this.config.ORPHAN_GRACE_MS,
+      );
+    } catch (error) {
+      this.logger.error({ err: error }, 'orphaned-debit sweep failed');
+      return 0;
+    }
+  }
+
+  /** Starts dealing a table by itself when it is configured to. */
+  async startDealer(tableId: string): Promise<void> {
+    if (this.dealers.has(tableId)) return;
+    const table = await this.rounds.getTable(tableId);
+    if (table.status !== 'open' || table.dealing?.mode !== 'auto') return;
+    const dealer = new AutoDealer(this.rounds, tableId, {
+      bettingWindowMs: table.dealing.bettingWindowMs,
+      onError: (error) => {
+        if (!(error instanceof DomainError))
+          this.logger.error({ err: error, tableId }, 'auto-dealer step failed');
+      },
+      onRound: () => {
+        this.hub.wake();
+      },
+    });
+    this.dealers.set(tableId, dealer);
+    dealer.start();
+  }
+
+  private async startAutoTables(): Promise<void> {
+    const context = systemContext('gateway');
+    for (const preset of this.config.AUTO_TABLES as PresetName[]) {
+      try {
+        await this.rounds.openTable(
+          {
+            tableId: preset,
+            config: presetConfig(preset),
+            dealing: { mode: 'auto', bettingWindowMs: this.config.BETTING_WINDOW_MS },
+          },
+          context,
+        );
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;
+      }
+    }
+    await this.hub.sync();
+    for (const table of this.board.list()) {
+      if (table.status === 'open' && table.dealing.mode === 'auto')
+        await this.startDealer(table.tableId);
+    }
+  }
+
+  /** Graceful shutdown: dealers finish their step, subscriptions their event, then pools close. */
+  async stop(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
+    this.dealers.clear();
+    await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
+    await this.consumer?.close();
+    await this.hub.stop();
+    await this.bus.close();
+    if (this.options.store === undefined) await this.store.close();
+  }
+
+  /** Whether the store answers: a read of one stream. */
+  async storeReady(): Promise<boolean> {
+    try {
+      await this.store.readStream('health-check', { limit: 1 });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,429 @@
+import { parseCard, type Card } from '@croupier/baccarat';
+import {
+  dealingSchema,
+  DomainError,
+  PRESET_NAMES,
+  presetConfig,
+  parseTableConfig,
+  roundIdSchema,
+  tableIdSchema,
+  type TableConfig,
+} from '@croupier/contracts';
+import { contextOf, principalOf, type HttpApp } from '@croupier/http';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { RoundService } from '../application/round-service.js';
+import type { TableBoard } from '../application/table-board.js';
+import { roundView, roundViewSchema } from './views.js';
+
+export interface RoundRoutesDeps {
+  readonly rounds: RoundService;
+  readonly board: TableBoard;
+  /** Called after a table opens, so the process can start its auto-dealer. */
+  readonly onTableOpened?: (tableId: string) => void;
+}
+
+const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
+
+const roundParams = z.object({ roundId: roundIdSchema });
+const tableParams = z.object({ tableId: tableIdSchema });
+const cardSchema = z.string().transform((text, ctx): Card => {
+  try {
+    return parseCard(text);
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+const reasonSchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+
+const betSchema = z
+  .object({
+    type: z.string().min(1).max(40),
+    amount: z.number(),
+    bankerMode: z.string().max(40).optional(),
+    seat: z.number().int().nullable().optional(),
+    betId: z.uuid().optional(),
+  })
+  .strict();
+
+const tableViewSchema = z.object({
+  tableId: z.string(),
+  name: z.string(),
+  preset: z.string().nullable(),
+  currency: z.string(),
+  status: z.enum(['open', 'closed']),
+  dealing: dealingSchema,
+  dealerId: z.string().nullable(),
+  currentShoeId: z.string().nullable(),
+  currentRound: z
+    .object({
+      roundId: z.string(),
+      number: z.number().int(),
+      status: z.string(),
+      paused: z.boolean(),
+    })
+    .nullable(),
+  roundsCompleted: z.number().int(),
+});
+
+/** Tables and rounds: the round service's HTTP surface. */
+export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
+  const { rounds, board } = deps;
+  const view = async (request: FastifyRequest, roundId: string) =>
+    roundView(await rounds.getRound(roundId), principalOf(request));
+
+  app.post(
+    '/v1/tables',
+    {
+      config: { roles: ['operator'] },
+      schema: {
+        tags: ['tables'],
+        summary: 'Open a table from a preset (with overrides) or a full configuration',
+        body: z
+          .object({
+            tableId: tableIdSchema,
+            preset: z.enum(PRESET_NAMES as [string, ...string[]]).optional(),
+            config: z.record(z.string(), z.unknown()).optional(),
+            dealing: dealingSchema.default({ mode: 'manual', bettingWindowMs: 15_000 }),
+          })
+          .strict(),
+        response: { 201: tableViewSchema.partial() },
+      },
+    },
+    async (request, reply) => {
+      const { tableId, preset, config, dealing } = request.body;
+      if (preset === undefined && config === undefined) {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'body: give a preset, a config, or both (config then overrides the preset)',
+        );
+      }
+      const tableConfig: TableConfig =
+        preset === undefined ? parseTableConfig(config) : presetConfig(preset, config ?? {});
+      if (dealing.mode === 'auto' && tableConfig.cardSource !== 'rng') {
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'dealing.mode: only an rng table can deal by itself',
+          { field: 'dealing.mode' },
+        );
+      }
+      await rounds.openTable({ tableId, config: tableConfig, dealing }, contextOf(request));
+      deps.onTableOpened?.(tableId);
+      return reply.status(201).send({
+        tableId,
+        name: tableConfig.name,
+        preset: tableConfig.preset ?? null,
+        status: 'open',
+        dealing,
+      });
+    },
+  );
+
+  app.get(
+    '/v1/tables',
+    {
+      config: { roles: EVERYONE },
+      schema: {
+        tags: ['tables'],
+        summary: 'Every table and its current round',
+        response: { 200: z.array(tableViewSchema) },
+      },
+    },
+    () => board.list().map(({ results: _results, ...table }) => table),
+  );
+
+  app.get(
+    '/v1/tables/:tableId',
+    {
+      config: { roles: EVERYONE },
+      schema: {
+        tags: ['tables'],
+        summary: 'A table: configuration, dealer, current shoe and round',
+        params: tableParams,
+      },
+    },
+    async (request) => {
+      const table = await rounds.getTable(request.params.tableId);
+      const live = board.get(request.params.tableId);
+      return {
+        tableId: table.tableId,
+        status: table.status,
+        config: table.config,
+        dealing: table.dealing,
+        dealerId: table.dealerId,
+        currentShoeId: live?.currentShoeId ?? null,
+        currentRound: live?.currentRound ?? null,
+      };
+    },
+  );
+
+  app.get(
+    '/v1/tables/:tableId/roads',
+    {
+      config: { roles: EVERYONE },
+      schema: {
+        tags: ['tables'],
+        summary: "The current shoe's scoreboard: bead plate, big road, derived roads",
+        params: tableParams,
+      },
+    },
+    (request) => {
+      const roads = board.roads(request.params.tableId);
+      if (roads === undefined)
+        throw new DomainError('TABLE_NOT_FOUND', `no table "${request.params.tableId}"`);
+      return roads;
+    },
+  );
+
+  app.post(
+    '/v1/tables/:tableId/dealer',
+    {
+      config: { roles: ['supervisor', 'operator'] },
+      schema: {
+        tags: ['tables'],
+        summary: 'Change the dealer: ends a dealer shift (accrued commission is collected)',
+        params: tableParams,
+        body: z.object({ dealerId: z.string().min(1).max(64) }).strict(),
+      },
+    },
+    async (request) => {
+      const table = await rounds.changeDealer(
+        request.params.tableId,
+        request.body.dealerId,
+        contextOf(request),
+      );
+      return { tableId: table.tableId, dealerId: table.dealerId, shiftId: table.shiftId };
+    },
+  );
+
+  app.post(
+    '/v1/tables/:tableId/shoes/current/close',
+    {
+      config: { roles: ['supervisor', 'operator'] },
+      schema: {
+        tags: ['shoes'],
+        summary: "Close the table's current shoe now, revealing its seed",
+        params: tableParams,
+      },
+    },
+    async (request) => rounds.closeCurrentShoe(request.params.tableId, contextOf(request)),
+  );
+
+  app.post(
+    '/v1/tables/:tableId/rounds',
+    {
+      config: { roles: ['dealer', 'supervisor'] },
+      schema: {
+        tags: ['rounds'],
+        summary: "Open the table's next round (a new shoe when the current one is finished)",
+        params: tableParams,
+        response: { 201: roundViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const round = await rounds.openRound(request.params.tableId, contextOf(request));
+      return reply.status(201).send(roundView(round, principalOf(request)));
+    },
+  );
+
+  app.get(
+    '/v1/rounds/:roundId',
+    {
+      config: { roles: EVERYONE },
+      schema: {
+        tags: ['rounds'],
+        summary: 'A round: bets, cards, result, settlement',
+        params: roundParams,
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => view(request, request.params.roundId),
+  );
+
+  app.post(
+    '/v1/rounds/:roundId/bets',
+    {
+      config: { roles: ['player'] },
+      schema: {
+        tags: ['bets'],
+        summary: 'Place bets; each debits the wallet at once. Give betId to make a retry safe.',
+        params: roundParams,
+        body: z.object({ bets: z.array(betSchema).min(1).max(14) }).strict(),
+        response: { 201: roundViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const round = await rounds.placeBets(
+        request.params.roundId,
+        principal.id,
+        request.body.bets,
+        contextOf(request),
+      );
+      return reply.status(201).send(roundView(round, principal));
+    },
+  );
+
+  app.delete(
+    '/v1/rounds/:roundId/bets',
+    {
+      config: { roles: ['player'] },
+      schema: {
+        tags: ['bets'],
+        summary: 'Clear your bets before betting closes; stakes are refunded',
+        params: roundParams,
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      return roundView(
+        await rounds.clearBets(request.params.roundId, principal.id, contextOf(request)),
+        principal,
+      );
+    },
+  );
+
+  app.post(
+    '/v1/rounds/:roundId/rebet',
+    {
+      config: { roles: ['player'] },
+      schema: {
+        tags: ['bets'],
+        summary: 'Repeat your bets of your previous round at this table (x1 or x2)',
+        params: roundParams,
+        body: z.object({ multiplier: z.union([z.literal(1), z.literal(2)]).default(1) }).strict(),
+        response: { 201: roundViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const round = await rounds.rebet(
+        request.params.roundId,
+        principal.id,
+        request.body.multiplier,
+        contextOf(request),
+      );
+      return reply.status(201).send(roundView(round, principal));
+    },
+  );
+
+  const dealerCommand = (
+    path: string,
+    summary: string,
+    roles: readonly ('dealer' | 'supervisor')[],
+    run: (roundId: string, request: FastifyRequest) => Promise<unknown>,
+  ) =>
+    app.post(
+      `/v1/rounds/:roundId/${path}`,
+      {
+        config: { roles },
+        schema: {
+          tags: ['rounds'],
+          summary,
+          params: roundParams,
+          response: { 200: roundViewSchema },
+        },
+      },
+      async (request) => {
+        await run(request.params.roundId, request);
+        return view(request, request.params.roundId);
+      },
+    );
+
+  dealerCommand('close-betting', 'Close betting', ['dealer', 'supervisor'], (id, request) =>
+    rounds.closeBetting(id, contextOf(request)),
+  );
+  dealerCommand(
+    'deal',
+    'Deal an rng round: the shoe draws by the third-card rule',
+    ['dealer', 'supervisor'],
+    (id, request) => rounds.deal(id, contextOf(request)),
+  );
+  dealerCommand(
+    'confirm',
+    "Confirm a scanned round's result (settles it)",
+    ['dealer', 'supervisor'],
+    (id, request) => rounds.confirmResult(id, contextOf(request)),
+  );
+  dealerCommand('resume', 'Resume a paused round', ['supervisor'], (id, request) =>
+    rounds.resume(id, contextOf(request)),
+  );
+  dealerCommand(
+    'cut-card',
+    'The cut card came out (scanner shoes)',
+    ['dealer', 'supervisor'],
+    (id, request) => rounds.reportCutCard(id, contextOf(request)),
+  );
+
+  app.post(
+    '/v1/rounds/:roundId/cards',
+    {
+      config: { roles: ['dealer', 'supervisor'] },
+      schema: {
+        tags: ['rounds'],
+        summary:
+          "A card read by the table's card reader (scanner tables); the rules give it its hand",
+        params: roundParams,
+        body: z.object({ card: cardSchema }).strict(),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      await rounds.postScannedCard(request.params.roundId, request.body.card, contextOf(request));
+      return view(request, request.params.roundId);
+    },
+  );
+
+  app.post(
+    '/v1/rounds/:roundId/cards/:shoePosition/correction',
+    {
+      config: { roles: ['supervisor'] },
+      schema: {
+        tags: ['rounds'],
+        summary: 'Correct a misread card before the round completes (who and why are recorded)',
+        params: z.object({
+          roundId: roundIdSchema,
+          shoePosition: z.coerce.number().int().nonnegative(),
+        }),
+        body: z.object({ card: cardSchema, reason: z.string().trim().min(1).max(500) }).strict(),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const { roundId, shoePosition } = request.params;
+      await rounds.correctCard(roundId, { shoePosition, ...request.body }, contextOf(request));
+      return view(request, roundId);
+    },
+  );
+
+  for (const [path, summary, roles] of [
+    [
+      'pause',
+      'Pause a round (a fault at the table); the supervisor resumes or voids it',
+      ['dealer', 'supervisor'],
+    ],
+    ['void', 'Void a round: every bet is refunded', ['supervisor']],
+  ] as const) {
+    app.post(
+      `/v1/rounds/:roundId/${path}`,
+      {
+        config: { roles },
+        schema: {
+          tags: ['rounds'],
+          summary,
+          params: roundParams,
+          body: reasonSchema,
+          response: { 200: roundViewSchema },
+        },
+      },
+      async (request) => {
+        const { roundId } = request.params;
+        if (path === 'pause') await rounds.pause(roundId, request.body.reason, contextOf(request));
+        else await rounds.void(roundId, request.body.reason, contextOf(request));
+        return view(request, roundId);
+      },
+    );
+  }
+}

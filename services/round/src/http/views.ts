@@ -1,0 +1,98 @@
+import { evaluateRound } from '@croupier/baccarat';
+import type { Principal } from '@croupier/http';
+import { z } from 'zod';
+import type { RoundState } from '../domain/round.decider.js';
+
+const cardAt = z.object({ card: z.string(), shoePosition: z.number().int() });
+
+export const roundViewSchema = z.object({
+  roundId: z.string(),
+  tableId: z.string(),
+  shoeId: z.string(),
+  number: z.number().int(),
+  status: z.enum(['betting', 'closed', 'dealing', 'dealt', 'completed', 'voided']),
+  paused: z.boolean(),
+  cardSource: z.enum(['rng', 'scanner']),
+  currency: z.string(),
+  paytableId: z.string().nullable(),
+  bets: z.array(
+    z.object({
+      betId: z.string(),
+      playerId: z.string(),
+      type: z.string(),
+      amount: z.number().int(),
+      bankerMode: z.string().nullable(),
+      seat: z.number().int().nullable(),
+      status: z.enum(['active', 'cleared']),
+    }),
+  ),
+  cards: z.object({ player: z.array(cardAt), banker: z.array(cardAt) }),
+  result: z
+    .object({
+      winner: z.enum(['player', 'banker', 'tie']),
+      playerTotal: z.number().int(),
+      bankerTotal: z.number().int(),
+      playerPair: z.boolean(),
+      bankerPair: z.boolean(),
+    })
+    .nullable(),
+  settlement: z
+    .object({
+      settlementId: z.string(),
+      lines: z.array(
+        z.object({
+          betId: z.string(),
+          playerId: z.string(),
+          type: z.string(),
+          stake: z.number().int(),
+          result: z.string(),
+          payout: z.number().int(),
+          commission: z.number().int(),
+        }),
+      ),
+    })
+    .nullable(),
+});
+export type RoundView = z.infer<typeof roundViewSchema>;
+
+/** A round as the API shows it; a player sees only their own bets and settlement lines. */
+export function roundView(state: RoundState, viewer: Principal): RoundView {
+  const mine = (playerId: string) => viewer.role !== 'player' || playerId === viewer.id;
+  const complete = state.status === 'completed';
+  const result = complete
+    ? evaluateRound(
+        state.player.map((c) => c.card),
+        state.banker.map((c) => c.card),
+      )
+    : null;
+  return {
+    roundId: state.roundId,
+    tableId: state.tableId,
+    shoeId: state.shoeId,
+    number: state.number,
+    status: state.status === 'none' ? 'betting' : state.status,
+    paused: state.paused,
+    cardSource: state.cardSource,
+    currency: state.currency,
+    paytableId: state.paytableId,
+    bets: [...state.bets.values()].filter((bet) => mine(bet.playerId)),
+    cards: { player: [...state.player], banker: [...state.banker] },
+    result:
+      result === null
+        ? null
+        : {
+            winner: result.winner,
+            playerTotal: result.playerTotal,
+            bankerTotal: result.bankerTotal,
+            playerPair: result.playerPair,
+            bankerPair: result.bankerPair,
+          },
+    settlement:
+      state.settlementId === null
+        ? null
+        : {
+            settlementId: state.settlementId,
+            lines: state.settledLines.filter((line) => mine(line.playerId)),
+          },
+  };
+}

@@ -1,0 +1,108 @@
+import { DomainError, playerIdSchema, currencySchema } from '@croupier/contracts';
+import { contextOf, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
+import { z } from 'zod';
+import type { WalletService } from '../application/wallet-service.js';
+
+const walletViewSchema = z.object({
+  playerId: z.string(),
+  currency: z.string().nullable(),
+  balance: z.number().int(),
+  available: z.number().int(),
+  commissionOwed: z.number().int(),
+  openStakes: z.number().int(),
+  version: z.string().nullable(),
+});
+
+const params = z.object({ playerId: playerIdSchema });
+const amountSchema = z
+  .number()
+  .int('must be a whole number of minor units')
+  .positive('must be positive')
+  .max(Number.MAX_SAFE_INTEGER);
+const referenceSchema = z.string().trim().min(1).max(128);
+
+/** Wallets: balances are projections of the wallet stream; money moves only by events. */
+export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): void {
+  const { wallets } = deps;
+
+  app.post(
+    '/v1/wallets/:playerId/deposits',
+    {
+      config: { roles: ['operator'] },
+      schema: {
+        tags: ['wallets'],
+        summary: 'Deposit funds; the reference makes a retried deposit count once',
+        params,
+        body: z
+          .object({ amount: amountSchema, currency: currencySchema, reference: referenceSchema })
+          .strict(),
+        response: { 201: walletViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const view = await wallets.deposit(
+        { playerId: request.params.playerId, ...request.body },
+        contextOf(request),
+      );
+      return reply.status(201).send(view);
+    },
+  );
+
+  app.post(
+    '/v1/wallets/:playerId/withdrawals',
+    {
+      config: { roles: ['operator'] },
+      schema: {
+        tags: ['wallets'],
+        summary: 'Withdraw funds (never more than is available)',
+        params,
+        body: z.object({ amount: amountSchema, reference: referenceSchema }).strict(),
+        response: { 201: walletViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const view = await wallets.withdraw(
+        { playerId: request.params.playerId, ...request.body },
+        contextOf(request),
+      );
+      return reply.status(201).send(view);
+    },
+  );
+
+  app.get(
+    '/v1/wallets/:playerId',
+    {
+      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      schema: {
+        tags: ['wallets'],
+        summary: 'Balance, available balance, commission owed',
+        params,
+        response: { 200: walletViewSchema },
+      },
+    },
+    async (request, reply) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      const view = await wallets.getWallet(request.params.playerId);
+      if (view.version === null)
+        throw new DomainError('WALLET_NOT_FOUND', `no wallet for ${request.params.playerId}`);
+      return reply.header('etag', `"${view.version}"`).send(view);
+    },
+  );
+
+  app.get(
+    '/v1/wallets/:playerId/transactions',
+    {
+      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      schema: {
+        tags: ['wallets'],
+        summary: 'Movements, newest first, with the balance after each',
+        params,
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+      },
+    },
+    async (request) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      return wallets.transactions(request.params.playerId, request.query.limit);
+    },
+  );
+}
