@@ -132,13 +132,21 @@ export class EsdbEventStore implements EventStore {
     const expected = validateExpectedVersion(options);
     const encoded = encodeEvents(stream, events);
     for (let attempt = 1; ; attempt += 1) {
-      const [last] = await this.readStream(stream, { direction: 'backwards', limit: 1 });
+      // The tail gives the head (revision and hash) and, for 'any'/'exists', shows an immediate
+      // retry; an exact or 'no-stream' retry can only show as a version mismatch.
+      const tail = await this.#readStream(stream, {
+        direction: 'backwards',
+        limit: encoded.length,
+      });
+      const last = tail[0];
       const actual: StreamState = last ? last.revision : 'no-stream';
-      const retry = await this.#idempotentResult(stream, encoded, expected, actual);
-      if (retry) return retry;
       if (!satisfies(expected, actual)) {
+        const retry = await this.#idempotentResult(stream, encoded, expected, actual);
+        if (retry) return retry;
         throw new WrongExpectedVersionError(stream, expected, actual);
       }
+      const retry = sameBatch([...tail].reverse(), encoded);
+      if (retry) return retry;
       let prevHash = last ? String(last.metadata['hash']) : GENESIS_HASH;
       const data = encoded.map((event) => {
         const metadata = JSON.parse(event.metadataJson) as Record<string, unknown>;
@@ -200,10 +208,7 @@ export class EsdbEventStore implements EventStore {
         await this.readStream(stream, { direction: 'backwards', limit: count })
       ).reverse();
     }
-    if (candidates.length !== count) return null;
-    const matches = candidates.every((event, index) => event.id === encoded[index]?.id);
-    const last = candidates.at(-1);
-    return matches && last ? { revision: last.revision, position: last.position } : null;
+    return sameBatch(candidates, encoded);
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -274,6 +279,17 @@ export class EsdbEventStore implements EventStore {
   #assertOpen(): void {
     if (this.#closed) throw new EventStoreClosedError();
   }
+}
+
+/** The original result when `stored` (in revision order) is exactly this batch. */
+function sameBatch(
+  stored: readonly RecordedEvent[],
+  encoded: readonly EncodedEvent[],
+): AppendResult | null {
+  if (stored.length !== encoded.length) return null;
+  const matches = stored.every((event, index) => event.id === encoded[index]?.id);
+  const last = stored.at(-1);
+  return matches && last ? { revision: last.revision, position: last.position } : null;
 }
 
 function satisfies(expected: ExpectedVersion, actual: StreamState): boolean {
