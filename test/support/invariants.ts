@@ -1,0 +1,397 @@
+import {
+  evaluateRound,
+  nextCardRecipient,
+  settleBet,
+  type Card,
+  type RoundOutcome,
+} from '@croupier/baccarat';
+import {
+  roundEventSchema,
+  walletEventSchema,
+  type RoundEvent,
+  type RoundRules,
+  type WalletEvent,
+} from '@croupier/contracts';
+import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+
+/** Every event of the store, in global order. */
+export async function allEvents(store: EventStore): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  for (;;) {
+    const page = await store.readAll({
+      ...(events.length > 0 ? { after: events.at(-1)!.position } : {}),
+      limit: 5_000,
+    });
+    events.push(...page);
+    if (page.length < 5_000) return events;
+  }
+}
+
+export interface MoneyReport {
+  readonly discrepancies: string[];
+  readonly figures: {
+    readonly rounds: number;
+    readonly settledRounds: number;
+    readonly voidedRounds: number;
+    readonly bets: number;
+    readonly deposits: number;
+    readonly withdrawals: number;
+    readonly staked: number;
+    readonly paidOut: number;
+    readonly refunded: number;
+    readonly commissionCollected: number;
+    readonly houseResult: number;
+    readonly balances: number;
+  };
+  /** Each player's balance folded from their wallet events. */
+  readonly balances: ReadonlyMap<string, number>;
+}
+
+interface RoundFacts {
+  rules: RoundRules | null;
+  bets: Map<string, { playerId: string; type: string; amount: number; bankerMode: string | null }>;
+  cleared: Set<string>;
+  player: { card: Card; position: number }[];
+  banker: { card: Card; position: number }[];
+  completed: Extract<RoundEvent, { type: 'RoundCompleted' }>['data'] | null;
+  voided: boolean;
+  settledLines: Map<string, { payout: number; result: string; commission: number }>;
+  settlements: number;
+  refundLines: Map<string, number>;
+}
+
+/**
+ * Checks, from the events alone, what must hold whatever happened: every round obeys the
+ * third-card rule and its recorded result; every settlement line is what the rules pay; every
+ * placed bet is settled or refunded exactly once on its round and exactly once in its wallet;
+ * every debit is closed exactly once; money is conserved: balances + house result =
+ * deposits - withdrawals, with the house result computed from the rounds' own records.
+ * Call it once every round is finished and settled.
+ */
+export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
+  const problems: string[] = [];
+  const rounds = new Map<string, RoundFacts>();
+  const balances = new Map<string, number>();
+  const debits = new Map<string, { playerId: string; roundId: string; amount: number }>();
+  const closures = new Map<
+    string,
+    { kind: 'payout' | 'refund'; amount: number; reason?: string }[]
+  >();
+  let deposits = 0;
+  let withdrawals = 0;
+  let commissionCollected = 0;
+
+  const factsOf = (roundId: string): RoundFacts => {
+    let facts = rounds.get(roundId);
+    if (facts === undefined) {
+      facts = {
+        rules: null,
+        bets: new Map(),
+        cleared: new Set(),
+        player: [],
+        banker: [],
+        completed: null,
+        voided: false,
+        settledLines: new Map(),
+        settlements: 0,
+        refundLines: new Map(),
+      };
+      rounds.set(roundId, facts);
+    }
+    return facts;
+  };
+  const close = (
+    betId: string,
+    closure: { kind: 'payout' | 'refund'; amount: number; reason?: string },
+  ) => {
+    closures.set(betId, [...(closures.get(betId) ?? []), closure]);
+  };
+
+  for (const recorded of events) {
+    if (recorded.stream.startsWith('wallet-')) {
+      const event: WalletEvent = walletEventSchema.parse({
+        type: recorded.type,
+        data: recorded.data,
+      });
+      const { playerId } = event.data;
+      const balance = balances.get(playerId) ?? 0;
+      switch (event.type) {
+        case 'FundsDeposited':
+          deposits += event.data.amount;
+          balances.set(playerId, balance + event.data.amount);
+          break;
+        case 'FundsWithdrawn':
+          withdrawals += event.data.amount;
+          balances.set(playerId, balance - event.data.amount);
+          break;
+        case 'StakeDebited':
+          if (debits.has(event.data.betId)) problems.push(`bet ${event.data.betId} debited twice`);
+          debits.set(event.data.betId, {
+            playerId,
+            roundId: event.data.roundId,
+            amount: event.data.amount,
+          });
+          balances.set(playerId, balance - event.data.amount);
+          break;
+        case 'PayoutCredited':
+          close(event.data.betId, { kind: 'payout', amount: event.data.amount });
+          balances.set(playerId, balance + event.data.amount);
+          break;
+        case 'StakeRefunded':
+          close(event.data.betId, {
+            kind: 'refund',
+            amount: event.data.amount,
+            reason: event.data.reason,
+          });
+          balances.set(playerId, balance + event.data.amount);
+          break;
+        case 'CommissionCollected':
+          commissionCollected += event.data.amount;
+          balances.set(playerId, balance - event.data.amount);
+          break;
+        case 'CommissionAccrued':
+          break;
+      }
+      if ((balances.get(playerId) ?? 0) < 0)
+        problems.push(`wallet ${playerId} went below zero at revision ${recorded.revision}`);
+    } else if (recorded.stream.startsWith('round-')) {
+      const event = roundEventSchema.parse({ type: recorded.type, data: recorded.data });
+      const facts = factsOf(event.data.roundId);
+      switch (event.type) {
+        case 'RoundOpened':
+          facts.rules = event.data.rules;
+          break;
+        case 'BetPlaced':
+          facts.bets.set(event.data.betId, event.data);
+          break;
+        case 'BetsCleared':
+          for (const betId of event.data.betIds) facts.cleared.add(betId);
+          break;
+        case 'CardDealt': {
+          const due = nextCardRecipient(
+            facts.player.map((c) => c.card),
+            facts.banker.map((c) => c.card),
+          );
+          if (due !== event.data.hand) {
+            problems.push(
+              `${event.data.roundId}: card ${event.data.card} dealt to ${event.data.hand}, the rules say ${String(due)}`,
+            );
+          }
+          (event.data.hand === 'player' ? facts.player : facts.banker).push({
+            card: event.data.card,
+            position: event.data.shoePosition,
+          });
+          break;
+        }
+        case 'CardCorrected':
+          for (const hand of [facts.player, facts.banker]) {
+            for (const c of hand)
+              if (c.position === event.data.shoePosition) c.card = event.data.card;
+          }
+          break;
+        case 'RoundCompleted': {
+          facts.completed = event.data;
+          const dealt = (hand: { card: Card }[]) => hand.map((c) => c.card).join(' ');
+          if (
+            dealt(facts.player) !== event.data.player.cards.join(' ') ||
+            dealt(facts.banker) !== event.data.banker.cards.join(' ')
+          ) {
+            problems.push(`${event.data.roundId}: the completed hands are not the cards dealt`);
+          }
+          break;
+        }
+        case 'RoundVoided':
+          facts.voided = true;
+          break;
+        case 'RoundSettled':
+          facts.settlements++;
+          for (const line of event.data.lines) {
+            facts.settledLines.set(line.betId, {
+              payout: line.payout,
+              result: line.result,
+              commission: line.commission,
+            });
+          }
+          break;
+        case 'BetsRefunded':
+          for (const line of event.data.lines) {
+            if (facts.refundLines.has(line.betId))
+              problems.push(`bet ${line.betId} refunded twice on its round`);
+            facts.refundLines.set(line.betId, line.amount);
+          }
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  let staked = 0;
+  let paidOut = 0;
+  let refundedOnRounds = 0;
+  let betCount = 0;
+  for (const [roundId, facts] of rounds) {
+    if (facts.completed !== null) {
+      const result = evaluateRound(facts.completed.player.cards, facts.completed.banker.cards);
+      if (
+        result.winner !== facts.completed.winner ||
+        result.playerTotal !== facts.completed.player.total ||
+        result.bankerTotal !== facts.completed.banker.total
+      ) {
+        problems.push(
+          `${roundId}: recorded result differs from the rules' evaluation of its cards`,
+        );
+      }
+      if (facts.settlements !== 1)
+        problems.push(`${roundId}: completed but settled ${facts.settlements} times`);
+    } else if (!facts.voided && facts.rules !== null) {
+      problems.push(`${roundId}: neither completed nor voided`);
+    }
+    const outcome: RoundOutcome | null =
+      facts.completed === null
+        ? null
+        : {
+            winner: facts.completed.winner,
+            playerTotal: facts.completed.player.total,
+            bankerTotal: facts.completed.banker.total,
+            playerCardCount: facts.completed.player.cards.length as 2 | 3,
+            bankerCardCount: facts.completed.banker.cards.length as 2 | 3,
+            playerNatural: facts.completed.player.natural,
+            bankerNatural: facts.completed.banker.natural,
+            playerPair: facts.completed.player.pair,
+            bankerPair: facts.completed.banker.pair,
+            playerPerfectPair: facts.completed.player.perfectPair,
+            bankerPerfectPair: facts.completed.banker.perfectPair,
+          };
+    for (const [betId, bet] of facts.bets) {
+      betCount++;
+      staked += bet.amount;
+      const line = facts.settledLines.get(betId);
+      const refund = facts.refundLines.get(betId);
+      if ((line === undefined) === (refund === undefined)) {
+        problems.push(
+          `bet ${betId} on ${roundId}: ${line && refund ? 'both settled and refunded' : 'neither settled nor refunded'}`,
+        );
+        continue;
+      }
+      if (line !== undefined) {
+        paidOut += line.payout;
+        if (outcome !== null && facts.rules !== null) {
+          const expected = settleBet(
+            {
+              type: bet.type as never,
+              stake: bet.amount,
+              bankerMode: (bet.bankerMode ?? undefined) as never,
+            },
+            outcome,
+            facts.rules,
+          );
+          if (expected.payout !== line.payout || expected.commission !== line.commission) {
+            problems.push(
+              `bet ${betId} on ${roundId}: paid ${line.payout} (commission ${line.commission}), the rules pay ${expected.payout} (${expected.commission})`,
+            );
+          }
+        }
+        const walletClosures = closures.get(betId) ?? [];
+        if (
+          walletClosures.length !== 1 ||
+          walletClosures[0]!.kind !== 'payout' ||
+          walletClosures[0]!.amount !== line.payout
+        ) {
+          problems.push(
+            `bet ${betId}: settled at ${line.payout} but the wallet shows ${JSON.stringify(walletClosures)}`,
+          );
+        }
+      } else {
+        refundedOnRounds += refund!;
+        const walletClosures = closures.get(betId) ?? [];
+        if (
+          walletClosures.length !== 1 ||
+          walletClosures[0]!.kind !== 'refund' ||
+          walletClosures[0]!.amount !== refund
+        ) {
+          problems.push(
+            `bet ${betId}: refunded ${refund} on its round but the wallet shows ${JSON.stringify(walletClosures)}`,
+          );
+        }
+      }
+    }
+  }
+
+  // Every debit is closed exactly once; debits for bets no round recorded may only be refunded.
+  let refundedOffRound = 0;
+  const placed = new Set([...rounds.values()].flatMap((facts) => [...facts.bets.keys()]));
+  for (const [betId, debit] of debits) {
+    const walletClosures = closures.get(betId) ?? [];
+    if (walletClosures.length !== 1) {
+      problems.push(
+        `debit of bet ${betId} (${debit.playerId}, ${debit.roundId}) closed ${walletClosures.length} times`,
+      );
+      continue;
+    }
+    if (!placed.has(betId)) {
+      if (walletClosures[0]!.kind !== 'refund' || walletClosures[0]!.amount !== debit.amount) {
+        problems.push(`debit of unplaced bet ${betId} not refunded in full`);
+      } else refundedOffRound += debit.amount;
+    } else {
+      const bet = [...rounds.values()].find((f) => f.bets.has(betId))!.bets.get(betId)!;
+      if (bet.amount !== debit.amount)
+        problems.push(`bet ${betId}: debited ${debit.amount}, placed ${bet.amount}`);
+    }
+  }
+  for (const betId of closures.keys())
+    if (!debits.has(betId)) problems.push(`bet ${betId} credited without a debit`);
+
+  const totalBalances = [...balances.values()].reduce((sum, value) => sum + value, 0);
+  // The house result from the rounds' records, not from the wallets.
+  const houseResult = staked - paidOut - refundedOnRounds + commissionCollected;
+  // Debits of bets no round recorded were checked above to be refunded in full, so they cancel.
+  if (totalBalances + houseResult !== deposits - withdrawals) {
+    problems.push(
+      `money is not conserved: balances ${totalBalances} + house ${houseResult} != deposits ${deposits} - withdrawals ${withdrawals}`,
+    );
+  }
+  return {
+    discrepancies: problems,
+    figures: {
+      rounds: rounds.size,
+      settledRounds: [...rounds.values()].filter((f) => f.settlements > 0).length,
+      voidedRounds: [...rounds.values()].filter((f) => f.voided).length,
+      bets: betCount,
+      deposits,
+      withdrawals,
+      staked,
+      paidOut,
+      refunded: refundedOnRounds + refundedOffRound,
+      commissionCollected,
+      houseResult,
+      balances: totalBalances,
+    },
+    balances,
+  };
+}
+
+/**
+ * Waits until every stake debited has been closed by a payout or a refund: the settlement
+ * records have travelled through the outbox and the bus to the wallets. Returns the events.
+ */
+export async function settledEverywhere(
+  store: EventStore,
+  timeoutMs = 30_000,
+): Promise<RecordedEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await allEvents(store);
+    const open = new Set<string>();
+    for (const event of events) {
+      const betId = (event.data as { betId?: string }).betId;
+      if (betId === undefined) continue;
+      if (event.type === 'StakeDebited') open.add(betId);
+      if (event.type === 'PayoutCredited' || event.type === 'StakeRefunded') open.delete(betId);
+    }
+    if (open.size === 0) return events;
+    if (Date.now() > deadline)
+      throw new Error(`${open.size} stakes still open after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
