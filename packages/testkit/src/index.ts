@@ -21,6 +21,12 @@ export {
   type IsolatedRedisPrefix,
   type RedisServer,
 } from './redis.js';
+export {
+  freePort,
+  startRedisServer,
+  type RedisProcess,
+  type RedisProcessOptions,
+} from './redis-server.js';
 export { EVENTSTOREDB_IMAGE, findEventStoreDb, type EventStoreDbServer } from './eventstoredb.js';
 export {
   deciderSpecification,

@@ -1,0 +1,324 @@
+import { settlementMessageSchema, type SettlementMessage } from '@croupier/contracts';
+import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { z } from 'zod';
+import type { SettlementBus, SettlementConsumer, SettlementHandler } from './bus.js';
+
+/** The queue every deployment publishes settlement messages to (under its own key prefix). */
+export const SETTLEMENT_QUEUE = 'settlement-events';
+
+/** How long finished jobs stay in Redis: completed ones make a re-send a no-op while kept. */
+export interface JobRetention {
+  /** Seconds after finishing. */
+  readonly ageSeconds: number;
+  /** At most this many (the newest). */
+  readonly count: number;
+}
+
+export interface BullMqSettlementBusOptions {
+  readonly redisUrl: string;
+  /** BullMQ key prefix: one deployment's (or test's) queues apart from another's. */
+  readonly prefix: string;
+  /** Default `settlement-events`. */
+  readonly queueName?: string;
+  /** Deliveries of one message before it is moved to the failed set. Default 10. */
+  readonly attempts?: number;
+  /** First retry delay; each next one doubles (BullMQ exponential backoff). Default 1 s. */
+  readonly backoffMs?: number;
+  /** Default: a day, at most 100,000 jobs. */
+  readonly keepCompleted?: JobRetention;
+  /** Default: kept until replayed or removed by an operator. */
+  readonly keepFailed?: JobRetention | 'forever';
+  /** `publish` rejects when Redis has not accepted every job by then. Default 5 s. */
+  readonly publishTimeoutMs?: number;
+  /** A job whose worker stops renewing its lock for this long is taken over. Default 30 s. */
+  readonly lockDurationMs?: number;
+  /** How often workers look for such stalled jobs. Default 30 s (BullMQ's). */
+  readonly stalledIntervalMs?: number;
+  /** Stalls (e.g. a consumer killed mid-job) before a job is failed rather than retried. Default 5. */
+  readonly maxStalledCount?: number;
+  /** Longest wait between reconnection attempts to Redis. Default 2 s. */
+  readonly reconnectMaxDelayMs?: number;
+  /** Connection losses, failed deliveries and other trouble the bus works through by itself. */
+  readonly onError?: (error: unknown, context: BusErrorContext) => void;
+}
+
+export interface BusErrorContext {
+  readonly source: 'producer' | 'consumer' | 'job';
+  readonly jobId?: string;
+}
+
+/** A message that used up its attempts (or was not a valid message), as kept in Redis. */
+export interface FailedSettlement {
+  readonly jobId: string;
+  /** The job's data: a settlement message unless it failed validation. */
+  readonly data: unknown;
+  readonly failedReason: string;
+  readonly attemptsMade: number;
+  readonly failedAt: Date | null;
+}
+
+export type JobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'prioritized';
+
+/** Rejected `publish`: Redis did not accept every job in time (or refused). Nothing is assumed sent. */
+export class PublishError extends Error {
+  readonly code = 'PUBLISH_FAILED';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PublishError';
+  }
+}
+
+/** Strips trailing ':' so a testkit prefix like `t_ab12:` gives keys `t_ab12:settlement-events:…`. */
+function bullPrefix(prefix: string): string {
+  const trimmed = prefix.replace(/:+$/, '');
+  if (trimmed.length === 0) throw new RangeError('the BullMQ prefix must not be empty');
+  return trimmed;
+}
+
+function keepOption(keep: JobRetention | 'forever'): NonNullable<JobsOptions['removeOnComplete']> {
+  return keep === 'forever' ? false : { age: keep.ageSeconds, count: keep.count };
+}
+
+function deadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new PublishError(`${what}: Redis did not answer within ${ms} ms`));
+    }, ms);
+  });
+  // A late answer after the deadline is harmless (job ids make a re-send a no-op); a late
+  // failure must not surface as an unhandled rejection.
+  work.catch(() => undefined);
+  return Promise.race([work, timeout]).finally(() => {
+    clearTimeout(timer);
+  });
+}
+
+/**
+ * The settlement bus on BullMQ: queue `settlement-events`, job id = message id, so publishing a
+ * message again while its job is kept is a no-op. Consumers get each message at least once,
+ * validated against the public schema; a handler that throws is retried with exponential
+ * backoff, and a message that used up its attempts (or is not a valid message) is kept in the
+ * failed set for inspection and `replayFailed`.
+ *
+ * The producer's connection has no offline queue and `publish` has a deadline: while Redis is
+ * unreachable `publish` rejects instead of buffering in memory or hanging, so the outbox keeps
+ * its checkpoint and retries. Worker connections reconnect on their own
+ * (`maxRetriesPerRequest: null`, as BullMQ requires).
+ */
+export class BullMqSettlementBus implements SettlementBus {
+  readonly kind = 'bullmq';
+  readonly queueName: string;
+  readonly prefix: string;
+  private readonly producer: Redis;
+  private readonly queue: Queue;
+  private readonly jobOptions: JobsOptions;
+  private readonly consumers = new Set<SettlementConsumer>();
+  private closed = false;
+
+  constructor(private readonly options: BullMqSettlementBusOptions) {
+    this.queueName = options.queueName ?? SETTLEMENT_QUEUE;
+    this.prefix = bullPrefix(options.prefix);
+    this.jobOptions = {
+      attempts: options.attempts ?? 10,
+      backoff: { type: 'exponential', delay: options.backoffMs ?? 1_000 },
+      removeOnComplete: keepOption(options.keepCompleted ?? { ageSeconds: 86_400, count: 100_000 }),
+      removeOnFail: keepOption(options.keepFailed ?? 'forever'),
+    };
+    this.producer = this.connect('producer', {
+      // Fail at once while disconnected instead of queueing in memory: a publish either
+      // reached Redis or rejects.
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+    });
+    this.queue = new Queue(this.queueName, {
+      connection: this.producer,
+      prefix: this.prefix,
+      defaultJobOptions: this.jobOptions,
+    });
+    this.queue.on('error', (error) => {
+      this.report(error, { source: 'producer' });
+    });
+  }
+
+  /** Resolves once Redis stored every job (one MULTI); rejects when it did not in time. */
+  async publish(messages: readonly SettlementMessage[]): Promise<void> {
+    if (this.closed) throw new PublishError('the settlement bus is closed');
+    if (messages.length === 0) return;
+    const jobs = messages.map((message) => {
+      const valid = settlementMessageSchema.parse(message);
+      return {
+        name: valid.kind,
+        data: valid,
+        opts: { ...this.jobOptions, jobId: valid.messageId },
+      };
+    });
+    try {
+      await deadline(
+        this.queue.addBulk(jobs),
+        this.options.publishTimeoutMs ?? 5_000,
+        `publish of ${jobs.length} message(s)`,
+      );
+    } catch (error) {
+      if (error instanceof PublishError) throw error;
+      throw new PublishError(
+        `publish of ${jobs.length} message(s) failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /**
+   * Starts a worker: `handler` gets each valid message; a throw means "not applied" and the
+   * message comes again after a backoff. Resolves at once, even while Redis is down (the worker
+   * connects when it can).
+   */
+  consume(
+    handler: SettlementHandler,
+    options: { concurrency?: number } = {},
+  ): Promise<SettlementConsumer> {
+    if (this.closed) return Promise.reject(new Error('the settlement bus is closed'));
+    const connection = this.connect('consumer', { maxRetriesPerRequest: null });
+    const worker = new Worker(
+      this.queueName,
+      async (job: Job) => {
+        const parsed = settlementMessageSchema.safeParse(job.data);
+        if (!parsed.success) {
+          // Retrying cannot make it valid: straight to the failed set, never applied.
+          throw new UnrecoverableError(
+            `not a valid settlement message: ${z.prettifyError(parsed.error)}`,
+          );
+        }
+        if (parsed.data.messageId !== job.id) {
+          throw new UnrecoverableError(
+            `job ${job.id ?? '?'} carries message ${parsed.data.messageId}: job ids must be message ids`,
+          );
+        }
+        await handler(parsed.data);
+      },
+      {
+        connection,
+        prefix: this.prefix,
+        concurrency: options.concurrency ?? 1,
+        lockDuration: this.options.lockDurationMs ?? 30_000,
+        stalledInterval: this.options.stalledIntervalMs ?? 30_000,
+        maxStalledCount: this.options.maxStalledCount ?? 5,
+      },
+    );
+    worker.on('error', (error) => {
+      this.report(error, { source: 'consumer' });
+    });
+    worker.on('failed', (job, error) => {
+      this.report(error, { source: 'job', ...(job?.id === undefined ? {} : { jobId: job.id }) });
+    });
+    let closing: Promise<void> | null = null;
+    const consumer: SettlementConsumer = {
+      close: () => {
+        closing ??= (async () => {
+          this.consumers.delete(consumer);
+          try {
+            await worker.close(); // waits for the jobs in flight
+          } finally {
+            connection.disconnect();
+          }
+        })();
+        return closing;
+      },
+    };
+    this.consumers.add(consumer);
+    return Promise.resolve(consumer);
+  }
+
+  /** Messages that used up their attempts (or failed validation), newest first. */
+  async failed(limit = 100): Promise<FailedSettlement[]> {
+    const jobs = await this.queue.getFailed(0, Math.max(0, limit - 1));
+    return jobs.map((job) => ({
+      jobId: job.id ?? '',
+      data: job.data as unknown,
+      failedReason: job.failedReason,
+      attemptsMade: job.attemptsMade,
+      failedAt: job.finishedOn === undefined ? null : new Date(job.finishedOn),
+    }));
+  }
+
+  /**
+   * Moves failed jobs (all, or those named) back to the queue with a fresh budget of attempts.
+   * Returns the ids replayed.
+   */
+  async replayFailed(jobIds?: readonly string[]): Promise<string[]> {
+    const jobs =
+      jobIds === undefined
+        ? await this.queue.getFailed(0, -1)
+        : (await Promise.all(jobIds.map((id) => this.queue.getJob(id)))).filter(
+            (job) => job !== undefined,
+          );
+    const replayed: string[] = [];
+    for (const job of jobs) {
+      if (!(await job.isFailed())) continue;
+      await job.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true });
+      replayed.push(job.id ?? '');
+    }
+    return replayed;
+  }
+
+  /** How many jobs are in each state (completed and failed: those still kept). */
+  async jobCounts(): Promise<Record<JobState, number>> {
+    const counts = await this.queue.getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'completed',
+      'failed',
+      'prioritized',
+    );
+    return {
+      waiting: counts['waiting'] ?? 0,
+      active: counts['active'] ?? 0,
+      delayed: counts['delayed'] ?? 0,
+      completed: counts['completed'] ?? 0,
+      failed: counts['failed'] ?? 0,
+      prioritized: counts['prioritized'] ?? 0,
+    };
+  }
+
+  /** Whether Redis answers the producer right now. */
+  async ready(): Promise<boolean> {
+    try {
+      await deadline(this.producer.ping(), 1_000, 'ping');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Graceful: consumers finish their jobs in flight, then the queue and connections close. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.allSettled([...this.consumers].map((consumer) => consumer.close()));
+    try {
+      await deadline(this.queue.close(), 5_000, 'queue close');
+    } catch (error) {
+      this.report(error, { source: 'producer' });
+    } finally {
+      this.producer.disconnect();
+    }
+  }
+
+  private connect(source: BusErrorContext['source'], options: RedisOptions): Redis {
+    const maxDelay = this.options.reconnectMaxDelayMs ?? 2_000;
+    const redis = new Redis(this.options.redisUrl, {
+      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), maxDelay),
+      ...options,
+    });
+    redis.on('error', (error) => {
+      this.report(error, { source });
+    });
+    return redis;
+  }
+
+  private report(error: unknown, context: BusErrorContext): void {
+    this.options.onError?.(error, context);
+  }
+}
