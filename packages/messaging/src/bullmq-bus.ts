@@ -60,7 +60,10 @@ export interface FailedSettlement {
 
 export type JobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'prioritized';
 
-/** Rejected `publish`: Redis did not accept every job in time (or refused). Nothing is assumed sent. */
+/**
+ * Rejected `publish`: Redis did not confirm every job in time, or refused. Publish again (job ids
+ * make that safe): a job whose confirmation was lost may still be stored, never half of one.
+ */
 export class PublishError extends Error {
   readonly code = 'PUBLISH_FAILED';
   constructor(message: string, options?: { cause?: unknown }) {
@@ -112,7 +115,7 @@ export class BullMqSettlementBus implements SettlementBus {
   readonly queueName: string;
   readonly prefix: string;
   private readonly producer: Redis;
-  private readonly queue: Queue;
+  private queue: Queue;
   private readonly jobOptions: JobsOptions;
   private readonly consumers = new Set<SettlementConsumer>();
   private closed = false;
@@ -132,14 +135,7 @@ export class BullMqSettlementBus implements SettlementBus {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
     });
-    this.queue = new Queue(this.queueName, {
-      connection: this.producer,
-      prefix: this.prefix,
-      defaultJobOptions: this.jobOptions,
-    });
-    this.queue.on('error', (error) => {
-      this.report(error, { source: 'producer' });
-    });
+    this.queue = this.createQueue();
   }
 
   /** Resolves once Redis stored every job (one MULTI); rejects when it did not in time. */
@@ -154,12 +150,15 @@ export class BullMqSettlementBus implements SettlementBus {
         opts: { ...this.jobOptions, jobId: valid.messageId },
       };
     });
+    const what = `publish of ${jobs.length} message(s)`;
+    const timeoutMs = this.options.publishTimeoutMs ?? 5_000;
+    const startedAt = Date.now();
     try {
-      await deadline(
-        this.queue.addBulk(jobs),
-        this.options.publishTimeoutMs ?? 5_000,
-        `publish of ${jobs.length} message(s)`,
-      );
+      // Wait for the connection here, not inside BullMQ: a job handed to BullMQ before the first
+      // connection would be sent whenever Redis comes back, long after this call gave up.
+      await this.producerReady(timeoutMs, what);
+      const queue = await this.readyQueue(timeoutMs - (Date.now() - startedAt), what);
+      await deadline(queue.addBulk(jobs), Math.max(1, timeoutMs - (Date.now() - startedAt)), what);
     } catch (error) {
       if (error instanceof PublishError) throw error;
       throw new PublishError(
@@ -303,6 +302,58 @@ export class BullMqSettlementBus implements SettlementBus {
       this.report(error, { source: 'producer' });
     } finally {
       this.producer.disconnect();
+    }
+  }
+
+  private createQueue(): Queue {
+    const queue = new Queue(this.queueName, {
+      connection: this.producer,
+      prefix: this.prefix,
+      defaultJobOptions: this.jobOptions,
+    });
+    queue.on('error', (error) => {
+      this.report(error, { source: 'producer' });
+    });
+    return queue;
+  }
+
+  /** Resolves when the producer connection is up, rejects when it is not within `ms`. */
+  private producerReady(ms: number, what: string): Promise<void> {
+    const producer = this.producer;
+    if (producer.status === 'ready') return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        producer.off('ready', onReady);
+      };
+      const onReady = () => {
+        done();
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new PublishError(`${what}: Redis is not reachable (${producer.status})`));
+      }, ms);
+      producer.once('ready', onReady);
+    });
+  }
+
+  /**
+   * The queue once its own start-up (a version check) is done. That start-up fails for good if
+   * the connection drops in the middle of it; the queue is then replaced, so publishing
+   * recovers when Redis does.
+   */
+  private async readyQueue(ms: number, what: string): Promise<Queue> {
+    const queue = this.queue;
+    try {
+      await deadline(queue.waitUntilReady(), Math.max(1, ms), what);
+      return queue;
+    } catch (error) {
+      if (!(error instanceof PublishError) && this.queue === queue) {
+        this.queue = this.createQueue();
+        void queue.close().catch(() => undefined);
+      }
+      throw error;
     }
   }
 
