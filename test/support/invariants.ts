@@ -372,26 +372,27 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
 }
 
 /**
- * Waits until every stake debited has been closed by a payout or a refund: the settlement
- * records have travelled through the outbox and the bus to the wallets. Returns the events.
+ * Waits until the money has come to rest: every completed round is settled and every stake
+ * debited has been closed by a payout or a refund (the settlement records travelled through the
+ * outbox and the bus to the wallets). Returns the events.
  */
-export async function settledEverywhere(
-  store: EventStore,
-  timeoutMs = 30_000,
-): Promise<RecordedEvent[]> {
+export async function settledEverywhere(store: EventStore, timeoutMs = 30_000): Promise<RecordedEvent[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const events = await allEvents(store);
     const open = new Set<string>();
+    const unsettled = new Set<string>();
     for (const event of events) {
       const betId = (event.data as { betId?: string }).betId;
-      if (betId === undefined) continue;
-      if (event.type === 'StakeDebited') open.add(betId);
-      if (event.type === 'PayoutCredited' || event.type === 'StakeRefunded') open.delete(betId);
+      if (event.type === 'StakeDebited' && betId !== undefined) open.add(betId);
+      if ((event.type === 'PayoutCredited' || event.type === 'StakeRefunded') && betId !== undefined) open.delete(betId);
+      if (event.type === 'RoundCompleted') unsettled.add(event.stream);
+      if (event.type === 'RoundSettled') unsettled.delete(event.stream);
     }
-    if (open.size === 0) return events;
-    if (Date.now() > deadline)
-      throw new Error(`${open.size} stakes still open after ${timeoutMs} ms`);
+    if (open.size === 0 && unsettled.size === 0) return events;
+    if (Date.now() > deadline) {
+      throw new Error(`${open.size} stakes still open and ${unsettled.size} rounds unsettled after ${timeoutMs} ms`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -53,7 +53,7 @@ export interface Handled<Event, State> {
 export interface HandleOptions<Event> {
   /** Event ids for the decided events; deterministic ids make a retried step a no-op. */
   readonly eventIds?: (events: readonly Event[]) => readonly string[];
-  /** How many times to re-read and re-decide after a concurrent append. Default 5. */
+  /** How many times to re-read and re-decide after a concurrent append. Default 10. */
   readonly maxAttempts?: number;
 }
 
@@ -63,7 +63,7 @@ export interface HandleOptions<Event> {
  * from `decide` rejects the command with nothing appended. With deterministic event ids, a step
  * retried after a crash finds its events already stored and changes nothing.
  */
-export async function handle<Command, Event extends DomainEvent, State>(
+export function handle<Command, Event extends DomainEvent, State>(
   store: EventStore,
   aggregate: Aggregate<Command, Event, State>,
   stream: string,
@@ -71,7 +71,45 @@ export async function handle<Command, Event extends DomainEvent, State>(
   context: CommandContext,
   options: HandleOptions<Event> = {},
 ): Promise<Handled<Event, State>> {
-  const attempts = options.maxAttempts ?? 5;
+  return serialized(store, stream, () => decideAndAppend(store, aggregate, stream, command, context, options));
+}
+
+/**
+ * Commands on one stream run one after another within a process: concurrent requests on a hot
+ * stream (a player's wallet, a round taking bets) then never lose their work to a version
+ * conflict they raised against each other. Across processes, the expected version still decides.
+ */
+const queues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+
+async function serialized<T>(store: EventStore, stream: string, work: () => Promise<T>): Promise<T> {
+  let byStream = queues.get(store);
+  if (byStream === undefined) {
+    byStream = new Map();
+    queues.set(store, byStream);
+  }
+  const previous = byStream.get(stream) ?? Promise.resolve();
+  const current = previous.then(work, work);
+  const tail = current.then(
+    () => undefined,
+    () => undefined,
+  );
+  byStream.set(stream, tail);
+  try {
+    return await current;
+  } finally {
+    if (byStream.get(stream) === tail) byStream.delete(stream);
+  }
+}
+
+async function decideAndAppend<Command, Event extends DomainEvent, State>(
+  store: EventStore,
+  aggregate: Aggregate<Command, Event, State>,
+  stream: string,
+  command: Command | ((state: State) => Command),
+  context: CommandContext,
+  options: HandleOptions<Event>,
+): Promise<Handled<Event, State>> {
+  const attempts = options.maxAttempts ?? 10;
   for (let attempt = 1; ; attempt++) {
     const loaded = await load(store, aggregate, stream);
     const resolved =
@@ -112,6 +150,8 @@ export async function handle<Command, Event extends DomainEvent, State>(
           `${stream} kept changing while this command was decided (${attempts} attempts); try again`,
         );
       }
+      // Another process appended first: back off a little, with jitter, and decide again.
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
     }
   }
 }

@@ -1,0 +1,262 @@
+import { TokenAuthority } from '@croupier/http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHarness, TEST_SECRETS, type Harness } from '../support/harness.js';
+import { allEvents } from '../support/invariants.js';
+import {
+  expectStatus,
+  fund,
+  openRound,
+  openTable,
+  placeBets,
+  type RoundView,
+} from '../support/play.js';
+
+interface Problem {
+  code: string;
+  status: number;
+  detail: string;
+  errors?: { field: string; message: string }[];
+}
+
+describe('the HTTP API refuses bad input and changes nothing', () => {
+  let harness: Harness;
+  let round: RoundView;
+  beforeAll(async () => {
+    harness = await startHarness({ store: 'postgres' });
+    await openTable(harness.api, 'http-e2e', 'live');
+    await fund(harness.api, ['zoe', 'yan'], 100_000);
+    round = await openRound(harness.api, 'http-e2e');
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  /** Runs a request that must be refused, and checks no event was appended. */
+  async function refused(
+    request: () => Promise<{ status: number; body: unknown; headers: Record<string, unknown> }>,
+  ) {
+    const before = (await allEvents(harness.store)).length;
+    const response = await request();
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    expect(String(response.headers['content-type'])).toMatch(/application\/problem\+json/);
+    expect((await allEvents(harness.store)).length).toBe(before);
+    return response.body as Problem;
+  }
+
+  it('names the field of a wrongly typed or malformed body', async () => {
+    const bad = await refused(() =>
+      placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount: '100' as never }]),
+    );
+    expect(bad).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+    expect(bad.errors?.[0]?.field).toBe('body.bets.0.amount');
+    const extra = await refused(() =>
+      harness.api
+        .as('player', 'zoe')
+        .post(`/v1/rounds/${round.roundId}/bets`, { bets: [], hack: 1 }),
+    );
+    expect(extra.code).toBe('VALIDATION_ERROR');
+    const deposit = await refused(() =>
+      harness.api
+        .as('operator')
+        .post('/v1/wallets/zoe/deposits', { amount: 10.5, currency: 'EUR', reference: 'x' }),
+    );
+    expect(deposit.errors?.[0]?.field).toBe('body.amount');
+    const badId = await refused(() => harness.api.as('regulator').get('/v1/rounds/not a round'));
+    expect(badId.code).toBe('VALIDATION_ERROR');
+  });
+
+  it('refuses negative, fractional and zero stakes, unknown bets and bets over the limits', async () => {
+    for (const amount of [-100, 0, 150.5]) {
+      const problem = await refused(() =>
+        placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount }]),
+      );
+      expect(problem).toMatchObject({
+        code: 'INVALID_AMOUNT',
+        status: 422,
+        errors: [{ field: 'amount' }],
+      });
+    }
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'dragon_bonus', amount: 100 }]),
+        )
+      ).code,
+    ).toBe('UNKNOWN_BET');
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'tie', amount: 50_001 }]),
+        )
+      ).code,
+    ).toBe('BET_ABOVE_MAX');
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount: 50 }]),
+        )
+      ).code,
+    ).toBe('BET_BELOW_MIN');
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount: 600_000 }]),
+        )
+      ).code,
+    ).toBe('BET_DIFFERENCE_LIMIT');
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [
+            { type: 'banker', amount: 100, bankerMode: 'free' },
+          ]),
+        )
+      ).code,
+    ).toBe('BANKER_MODE_NOT_OFFERED');
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount: 200_000 }]),
+        )
+      ).code,
+    ).toBe('INSUFFICIENT_FUNDS');
+  });
+
+  it('counts a double submit once', async () => {
+    const betId = '5b7cfa3e-2f45-4f0e-9f6a-2a1b0c9d8e7f';
+    const first = expectStatus(
+      await placeBets(harness.api, round.roundId, 'yan', [{ type: 'banker', amount: 500, betId }]),
+      201,
+    );
+    const eventsAfterFirst = (await allEvents(harness.store)).length;
+    const second = expectStatus(
+      await placeBets(harness.api, round.roundId, 'yan', [{ type: 'banker', amount: 500, betId }]),
+      201,
+    );
+    expect(second.bets).toEqual(first.bets);
+    expect((await allEvents(harness.store)).length).toBe(eventsAfterFirst);
+  });
+
+  it('refuses bets once betting has closed', async () => {
+    expectStatus(
+      await harness.api.as('dealer').post(`/v1/rounds/${round.roundId}/close-betting`),
+      200,
+    );
+    expect(
+      (
+        await refused(() =>
+          placeBets(harness.api, round.roundId, 'zoe', [{ type: 'player', amount: 100 }]),
+        )
+      ).code,
+    ).toBe('BETTING_CLOSED');
+  });
+
+  it('answers unknown things with 404 problems', async () => {
+    expect((await refused(() => harness.api.as('regulator').get('/v1/rounds/nope.1.1'))).code).toBe(
+      'ROUND_NOT_FOUND',
+    );
+    expect((await refused(() => harness.api.as('regulator').get('/v1/tables/nope'))).code).toBe(
+      'TABLE_NOT_FOUND',
+    );
+    expect((await refused(() => harness.api.as('regulator').get('/v1/nothing-here'))).code).toBe(
+      'NOT_FOUND',
+    );
+  });
+});
+
+describe('who may do what', () => {
+  let harness: Harness;
+  beforeAll(async () => {
+    harness = await startHarness({ store: 'postgres' });
+    await openTable(harness.api, 'auth-e2e', 'generic');
+    await fund(harness.api, ['amy', 'bob'], 10_000);
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('refuses a request without a valid token', async () => {
+    const { api } = harness;
+    expect((await api.raw('GET', '/v1/tables')).body).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      status: 401,
+    });
+    expect((await api.raw('GET', '/v1/tables', undefined, 'Bearer not.a.jwt')).status).toBe(401);
+    const forged = await new TokenAuthority('another-secret-0123456789abcdef0123456789').issue({
+      id: 'op',
+      role: 'operator',
+    });
+    expect((await api.raw('GET', '/v1/tables', undefined, `Bearer ${forged}`)).body).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      detail: 'the token signature is not valid',
+    });
+    const expired = await new TokenAuthority(TEST_SECRETS.JWT_SECRET).issue(
+      { id: 'op', role: 'operator' },
+      Math.floor(Date.now() / 1000) - 60,
+    );
+    expect((await api.raw('GET', '/v1/tables', undefined, `Bearer ${expired}`)).body).toMatchObject(
+      { detail: 'the token has expired' },
+    );
+  });
+
+  it('lets each role do only its part', async () => {
+    const { api } = harness;
+    expect((await api.as('player', 'amy').post('/v1/tables/auth-e2e/rounds')).status).toBe(403);
+    expect(
+      (
+        await api
+          .as('regulator')
+          .post('/v1/wallets/amy/deposits', { amount: 1, currency: 'EUR', reference: 'r' })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await api.as('dealer').post('/v1/tables', { tableId: 'x', preset: 'live' })).status,
+    ).toBe(403);
+    const round = await openRound(api, 'auth-e2e');
+    expect(
+      (
+        await api
+          .as('dealer')
+          .post(`/v1/rounds/${round.roundId}/bets`, { bets: [{ type: 'player', amount: 100 }] })
+      ).status,
+    ).toBe(403);
+    expect(
+      (await api.as('dealer').post(`/v1/rounds/${round.roundId}/void`, { reason: 'r' })).status,
+    ).toBe(403);
+    expect((await api.as('regulator').get(`/v1/rounds/${round.roundId}`)).status).toBe(200);
+  });
+
+  it("keeps a player out of another player's wallet and history, and shows them only their own bets", async () => {
+    const { api } = harness;
+    expect((await api.as('player', 'amy').get('/v1/wallets/bob')).body).toMatchObject({
+      code: 'FORBIDDEN',
+      status: 403,
+    });
+    expect((await api.as('player', 'amy').get('/v1/players/bob/history')).status).toBe(403);
+    expect((await api.as('player', 'amy').get('/v1/wallets/amy')).status).toBe(200);
+    const tables = expectStatus(
+      await api.as('regulator').get<{ currentRound: { roundId: string } | null }[]>('/v1/tables'),
+      200,
+    );
+    const round = { roundId: tables[0]!.currentRound!.roundId };
+    expectStatus(
+      await placeBets(api, round.roundId, 'amy', [{ type: 'player', amount: 100 }]),
+      201,
+    );
+    expectStatus(
+      await placeBets(api, round.roundId, 'bob', [{ type: 'banker', amount: 100 }]),
+      201,
+    );
+    const seenByAmy = expectStatus(
+      await api.as('player', 'amy').get<RoundView>(`/v1/rounds/${round.roundId}`),
+      200,
+    );
+    expect(seenByAmy.bets.map((b) => b.playerId)).toEqual(['amy']);
+    const seenBySupervisor = expectStatus(
+      await api.as('supervisor').get<RoundView>(`/v1/rounds/${round.roundId}`),
+      200,
+    );
+    expect(seenBySupervisor.bets).toHaveLength(2);
+  });
+});
