@@ -35,6 +35,11 @@ const environmentSchema = z
     REDIS_URL: z.url().optional(),
     /** Prefix of the BullMQ keys in Redis (one deployment's queues apart from another's). */
     REDIS_PREFIX: z.string().min(1).max(64).default('croupier'),
+    /**
+     * Settlement messages Croupier's own wallet applies at once. 0: it does not consume (another
+     * wallet system consumes the BullMQ queue; needs REDIS_URL).
+     */
+    WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(4),
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
@@ -61,6 +66,13 @@ const environmentSchema = z
         code: 'custom',
         path: ['EVENTSTORE_URL'],
         message: 'is required when EVENTSTORE=esdb',
+      });
+    }
+    if (env.WALLET_CONSUMER_CONCURRENCY === 0 && env.REDIS_URL === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['WALLET_CONSUMER_CONCURRENCY'],
+        message: 'may be 0 only with REDIS_URL (without Redis the wallet is the only consumer)',
       });
     }
     if (env.EVENTSTORE !== 'pglite') {

@@ -4,7 +4,7 @@ import { DomainError, presetConfig, type PresetName } from '@croupier/contracts'
 import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
 import {
-  InProcessSettlementBus,
+  createSettlementBus,
   type SettlementBus,
   type SettlementConsumer,
 } from '@croupier/messaging';
@@ -102,7 +102,15 @@ export class System {
 
   static async create(options: SystemOptions): Promise<System> {
     const store = options.store ?? (await openStore(options.config));
-    const bus = options.bus ?? new InProcessSettlementBus();
+    const bus =
+      options.bus ??
+      createSettlementBus({
+        redisUrl: options.config.REDIS_URL,
+        prefix: options.config.REDIS_PREFIX,
+        onError: (error, context) => {
+          options.logger.warn({ err: error, ...context }, 'settlement bus: retrying');
+        },
+      });
     return new System(options.config, store, bus, options.logger, options);
   }
 
@@ -110,7 +118,11 @@ export class System {
     if (this.started) return;
     this.started = true;
     await this.hub.start();
-    this.consumer = await consumeSettlements(this.bus, this.wallets);
+    if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
+      this.consumer = await consumeSettlements(this.bus, this.wallets, {
+        concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
+      });
+    }
     const report = (name: string) => (error: unknown) => {
       this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
