@@ -19,39 +19,94 @@ export const SETTLEMENT_MESSAGE_SCHEMA = 'croupier.settlement.v1';
 
 export const settlementMessageSchema = z
   .object({
-    schema: z.literal(SETTLEMENT_MESSAGE_SCHEMA),
-    /** Unique per message and stable across re-sends: deduplicate on it. */
-    messageId: uuidSchema,
-    kind: z.enum(['settlement', 'refund']),
-    roundId: roundIdSchema,
-    tableId: tableIdSchema,
-    shoeId: shoeIdSchema,
-    playerId: playerIdSchema,
-    betId: uuidSchema,
-    /** The bet's type (null on a refund, which returns the stake whatever the bet). */
-    betType: betTypeSchema.nullable(),
-    bankerMode: bankerModeSchema.nullable(),
-    seat: z.number().int().min(1).max(9).nullable(),
-    stake: positiveMinorUnitsSchema,
-    /** Amount to credit: stake plus winnings, the stake on a push or refund, 0 on a loss. */
-    payout: minorUnitsSchema,
-    result: z.enum(['win', 'lose', 'push', 'refund']),
-    /** Commission on a Banker win: withheld from payout (deducted) or owed by the seat (accrued). */
-    commission: minorUnitsSchema,
-    commissionMode: z.enum(['deducted', 'accrued']).nullable(),
-    currency: currencySchema,
-    /** Why a stake was refunded (refunds only). */
-    reason: z.enum(['voided', 'cleared']).nullable(),
-    /** RoundSettled.settlementId or BetsRefunded.refundId. */
-    settlementId: uuidSchema,
-    /** The dealer shift of the round (accrued commission is owed per shift). */
-    shiftId: uuidSchema,
-    /** The event the message comes from, its global position (decimal) and its chain hash. */
-    eventId: uuidSchema,
-    position: z.string().regex(/^\d+$/),
-    verificationHash: z.string().regex(/^[0-9a-f]{64}$/),
-    occurredAt: isoTimestampSchema,
+    schema: z
+      .literal(SETTLEMENT_MESSAGE_SCHEMA)
+      .describe('Message schema and version; a new version is a new value.'),
+    messageId: uuidSchema.describe(
+      'Unique per message and stable across re-sends (the BullMQ job id): deduplicate on it.',
+    ),
+    kind: z
+      .enum(['settlement', 'refund'])
+      .describe('settlement: a bet resolved by a dealt round; refund: a stake returned.'),
+    roundId: roundIdSchema.describe('The round: <tableId>.<shoe number>.<round number>.'),
+    tableId: tableIdSchema.describe('The table the round was played at.'),
+    shoeId: shoeIdSchema.describe('The shoe the round was dealt from: <tableId>.<shoe number>.'),
+    playerId: playerIdSchema.describe('The player whose bet this is.'),
+    betId: uuidSchema.describe('The bet: one message per bet, whatever happens to it.'),
+    betType: betTypeSchema
+      .nullable()
+      .describe("The bet's type; null on a refund, which returns the stake whatever the bet."),
+    bankerMode: bankerModeSchema
+      .nullable()
+      .describe('Banker bets: commission or no_commission; null otherwise.'),
+    seat: z
+      .number()
+      .int()
+      .min(1)
+      .max(9)
+      .nullable()
+      .describe('Seat number on seated (land-based) tables; null elsewhere.'),
+    stake: positiveMinorUnitsSchema.describe(
+      'The amount staked, in minor units of currency (debited when the bet was placed).',
+    ),
+    payout: minorUnitsSchema.describe(
+      'Amount to credit, minor units: stake plus winnings on a win, the stake on a push or refund, 0 on a loss.',
+    ),
+    result: z.enum(['win', 'lose', 'push', 'refund']).describe('How the bet ended.'),
+    commission: minorUnitsSchema.describe(
+      'Commission on a Banker win, minor units: already withheld from payout (deducted) or owed by the seat (accrued).',
+    ),
+    commissionMode: z
+      .enum(['deducted', 'accrued'])
+      .nullable()
+      .describe('How commission is taken at the table; null on a refund.'),
+    currency: currencySchema.describe('ISO 4217 code of every amount in the message.'),
+    reason: z
+      .enum(['voided', 'cleared'])
+      .nullable()
+      .describe(
+        'Why a stake was refunded (refunds only): the round was voided, or the player cleared the bet.',
+      ),
+    settlementId: uuidSchema.describe(
+      'The settlement record (RoundSettled.settlementId) or refund record (BetsRefunded.refundId).',
+    ),
+    shiftId: uuidSchema.describe(
+      'The dealer shift of the round (accrued commission is owed per shift, collected at its end).',
+    ),
+    eventId: uuidSchema.describe('The event the message comes from (several messages share one).'),
+    position: z
+      .string()
+      .regex(/^\d+$/)
+      .describe(
+        "The event's global position in Croupier's store, a decimal integer string (may exceed 2^53): the reconciliation cursor.",
+      ),
+    verificationHash: z
+      .string()
+      .regex(/^[0-9a-f]{64}$/)
+      .describe(
+        "The event's hash in its round's hash chain (hex sha256): checkable against the audit API.",
+      ),
+    occurredAt: isoTimestampSchema.describe(
+      'When the settlement or refund was recorded (ISO 8601).',
+    ),
   })
-  .strict();
+  .strict()
+  .describe(
+    'One bet settled or refunded by Croupier, as wallet systems receive it. Amounts are integers in minor units.',
+  );
 
 export type SettlementMessage = z.infer<typeof settlementMessageSchema>;
+
+/** Identifies the published JSON Schema (docs/settlement-message.schema.json). */
+export const SETTLEMENT_MESSAGE_JSON_SCHEMA_ID = 'urn:croupier:settlement-message:v1';
+
+/** The message contract as JSON Schema (draft 2020-12), for wallet systems not written in TypeScript. */
+export function settlementMessageJsonSchema(): Record<string, unknown> {
+  const { $schema, ...rest } = z.toJSONSchema(settlementMessageSchema) as Record<string, unknown>;
+  return {
+    $schema,
+    $id: SETTLEMENT_MESSAGE_JSON_SCHEMA_ID,
+    title: 'Croupier settlement message, v1',
+    ...rest,
+  };
+}
