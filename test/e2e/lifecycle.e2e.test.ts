@@ -55,6 +55,7 @@ describe('round lifecycle on PostgreSQL', () => {
 
   it('pauses then voids: every bet of the round is refunded', async () => {
     const { api } = harness;
+    await settledEverywhere(harness.store); // the previous round's credits have landed
     const before = { pia: await balanceOf(api, 'pia'), quin: await balanceOf(api, 'quin') };
     const round = await openRound(api, 'generic-e2e');
     expectStatus(
@@ -118,6 +119,7 @@ describe('round lifecycle on PostgreSQL', () => {
 
   it('clears bets before betting closes, refunding the stakes', async () => {
     const { api } = harness;
+    await settledEverywhere(harness.store); // the previous round's credits have landed
     const before = await balanceOf(api, 'quin');
     const round = await openRound(api, 'generic-e2e');
     expectStatus(

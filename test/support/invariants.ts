@@ -376,7 +376,10 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
  * debited has been closed by a payout or a refund (the settlement records travelled through the
  * outbox and the bus to the wallets). Returns the events.
  */
-export async function settledEverywhere(store: EventStore, timeoutMs = 30_000): Promise<RecordedEvent[]> {
+export async function settledEverywhere(
+  store: EventStore,
+  timeoutMs = 30_000,
+): Promise<RecordedEvent[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const events = await allEvents(store);
@@ -385,13 +388,19 @@ export async function settledEverywhere(store: EventStore, timeoutMs = 30_000): 
     for (const event of events) {
       const betId = (event.data as { betId?: string }).betId;
       if (event.type === 'StakeDebited' && betId !== undefined) open.add(betId);
-      if ((event.type === 'PayoutCredited' || event.type === 'StakeRefunded') && betId !== undefined) open.delete(betId);
+      if (
+        (event.type === 'PayoutCredited' || event.type === 'StakeRefunded') &&
+        betId !== undefined
+      )
+        open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
       if (event.type === 'RoundSettled') unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {
-      throw new Error(`${open.size} stakes still open and ${unsettled.size} rounds unsettled after ${timeoutMs} ms`);
+      throw new Error(
+        `${open.size} stakes still open and ${unsettled.size} rounds unsettled after ${timeoutMs} ms`,
+      );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

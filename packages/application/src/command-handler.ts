@@ -22,24 +22,74 @@ export interface Aggregate<Command, Event extends DomainEvent, State> {
   readonly parse: (recorded: RecordedEvent) => Event;
 }
 
-export interface Loaded<Event, State> {
+export interface Loaded<State> {
   readonly state: State;
-  readonly events: readonly Event[];
   /** Revision of the last event, or null when the stream does not exist. */
   readonly revision: bigint | null;
 }
 
-/** Reads a stream and folds it through the decider. */
+/**
+ * The last folded state of recently used streams, per store and aggregate. Streams only grow,
+ * so a cached state stays true up to its revision: a load reads just the events after it. This
+ * keeps a long-lived stream (a player's wallet) as cheap to decide on as a new one.
+ */
+class StateCache {
+  private readonly entries = new Map<string, { state: unknown; revision: bigint }>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string): { state: unknown; revision: bigint } | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return undefined;
+    this.entries.delete(key);
+    this.entries.set(key, entry); // most recently used last
+    return entry;
+  }
+
+  set(key: string, state: unknown, revision: bigint): void {
+    const current = this.entries.get(key);
+    if (current !== undefined && current.revision >= revision) return;
+    this.entries.delete(key);
+    this.entries.set(key, { state, revision });
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
+const caches = new WeakMap<EventStore, WeakMap<object, StateCache>>();
+const STATE_CACHE_STREAMS = 20_000;
+
+function cacheFor(store: EventStore, aggregate: object): StateCache {
+  let byAggregate = caches.get(store);
+  if (byAggregate === undefined) {
+    byAggregate = new WeakMap();
+    caches.set(store, byAggregate);
+  }
+  let cache = byAggregate.get(aggregate);
+  if (cache === undefined) {
+    cache = new StateCache(STATE_CACHE_STREAMS);
+    byAggregate.set(aggregate, cache);
+  }
+  return cache;
+}
+
+/** Reads a stream and folds it through the decider (from the last state seen, when cached). */
 export async function load<Command, Event extends DomainEvent, State>(
   store: EventStore,
   aggregate: Aggregate<Command, Event, State>,
   stream: string,
-): Promise<Loaded<Event, State>> {
-  const recorded = await store.readStream(stream);
-  const events = recorded.map(aggregate.parse);
-  let state = aggregate.decider.initialState();
-  for (const event of events) state = aggregate.decider.evolve(state, event);
-  return { state, events, revision: recorded.at(-1)?.revision ?? null };
+): Promise<Loaded<State>> {
+  const cache = cacheFor(store, aggregate);
+  // Entries are keyed by aggregate: a cached state is this decider's state.
+  const cached = cache.get(stream) as { state: State; revision: bigint } | undefined;
+  const recorded = await store.readStream(
+    stream,
+    cached === undefined ? {} : { from: cached.revision + 1n },
+  );
+  let state = cached?.state ?? aggregate.decider.initialState();
+  for (const event of recorded) state = aggregate.decider.evolve(state, aggregate.parse(event));
+  const revision = recorded.at(-1)?.revision ?? cached?.revision ?? null;
+  if (revision !== null) cache.set(stream, state, revision);
+  return { state, revision };
 }
 
 export interface Handled<Event, State> {
@@ -71,7 +121,9 @@ export function handle<Command, Event extends DomainEvent, State>(
   context: CommandContext,
   options: HandleOptions<Event> = {},
 ): Promise<Handled<Event, State>> {
-  return serialized(store, stream, () => decideAndAppend(store, aggregate, stream, command, context, options));
+  return serialized(store, stream, () =>
+    decideAndAppend(store, aggregate, stream, command, context, options),
+  );
 }
 
 /**
@@ -81,7 +133,11 @@ export function handle<Command, Event extends DomainEvent, State>(
  */
 const queues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
 
-async function serialized<T>(store: EventStore, stream: string, work: () => Promise<T>): Promise<T> {
+async function serialized<T>(
+  store: EventStore,
+  stream: string,
+  work: () => Promise<T>,
+): Promise<T> {
   let byStream = queues.get(store);
   if (byStream === undefined) {
     byStream = new Map();
@@ -135,6 +191,7 @@ async function decideAndAppend<Command, Event extends DomainEvent, State>(
       );
       let state = loaded.state;
       for (const event of events) state = aggregate.decider.evolve(state, event);
+      cacheFor(store, aggregate).set(stream, state, result.revision);
       return { events, state, revision: result.revision, position: result.position };
     } catch (error) {
       if (error instanceof DuplicateEventIdError) {
@@ -151,7 +208,9 @@ async function decideAndAppend<Command, Event extends DomainEvent, State>(
         );
       }
       // Another process appended first: back off a little, with jitter, and decide again.
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)),
+      );
     }
   }
 }

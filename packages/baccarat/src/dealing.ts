@@ -99,7 +99,7 @@ export function dealRound(draw: () => Card): DealtRound {
   const player: Card[] = [];
   const banker: Card[] = [];
   const sequence: { hand: Hand; card: Card }[] = [];
-  for (let hand = nextCardRecipient(player, banker); hand !== null; ) {
+  for (let hand = nextCardRecipient(player, banker); hand !== null;) {
     const card = draw();
     (hand === 'player' ? player : banker).push(card);
     sequence.push({ hand, card });

@@ -44,7 +44,10 @@ export interface ValidBet {
 }
 
 /** The part of a table's rules that bets are validated against. */
-export type BettingRules = Pick<TableRules, 'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats'>;
+export type BettingRules = Pick<
+  TableRules,
+  'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats'
+>;
 
 /** A player's stakes already placed in the round, by bet type (minor units). */
 export type RoundStakes = Readonly<Partial<Record<BetType, number>>>;

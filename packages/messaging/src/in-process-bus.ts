@@ -21,16 +21,18 @@ export class InProcessSettlementBus implements SettlementBus {
 
   async publish(messages: readonly SettlementMessage[]): Promise<void> {
     if (this.handlers.size === 0) throw new NoConsumerError();
-    for (const message of messages) {
-      for (const handler of this.handlers) {
-        const delivery = handler(message);
-        this.inFlight.add(delivery);
-        try {
-          await delivery;
-        } finally {
-          this.inFlight.delete(delivery);
-        }
-      }
+    // A settlement's lines go to different wallets: deliver them together. Consumers keep each
+    // wallet's own order (commands on one stream run one after another).
+    const deliveries = messages.flatMap((message) =>
+      [...this.handlers].map((handler) => handler(message)),
+    );
+    for (const delivery of deliveries) this.inFlight.add(delivery);
+    try {
+      const results = await Promise.allSettled(deliveries);
+      const failed = results.find((result) => result.status === 'rejected');
+      if (failed !== undefined) throw (failed).reason;
+    } finally {
+      for (const delivery of deliveries) this.inFlight.delete(delivery);
     }
   }
 
