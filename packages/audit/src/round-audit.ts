@@ -1,0 +1,277 @@
+import { explainThirdCards, type Card } from '@croupier/baccarat';
+import { parseRoundId, streams } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+import { verifyStreamChain } from './chain.js';
+import { describeEvent } from './describe.js';
+import { provenanceOf } from './parse.js';
+import type { RoundAudit, TrailEntry } from './reports.js';
+import { examineRound, type DealtCard, type RoundExamination } from './round-examination.js';
+import { walkShoe } from './shoe-walk.js';
+import { VerdictBuilder, type CheckId } from './verdict.js';
+
+/** The events a round audit reads. */
+export interface RoundEvidence {
+  readonly roundId: string;
+  /** The round stream, as stored. */
+  readonly round: readonly RecordedEvent[];
+  /**
+   * The round's shoe stream: the round's cards are checked against what the shoe handed it
+   * and, once the shoe has closed, against the order its revealed seed gives.
+   */
+  readonly shoe?: readonly RecordedEvent[] | null;
+  /** Wallet events of the round (debits, payouts, refunds, commission): see `isWalletEventOf`. */
+  readonly wallet?: readonly RecordedEvent[] | null;
+}
+
+export const ROUND_CHECKS: readonly CheckId[] = [
+  'hash-chain',
+  'event-schema',
+  'paytable',
+  'third-card-rule',
+  'card-sequence',
+  'outcome',
+  'payouts',
+  'refunds',
+  'debits',
+  'streams-agree',
+  'commitment',
+  'shuffle-order',
+  'corrections',
+];
+
+/** Verifies the hash chains of wallet excerpts, one chain per wallet stream. */
+export function verifyWalletExcerpts(
+  events: readonly RecordedEvent[],
+  verdict: VerdictBuilder,
+): void {
+  const byStream = new Map<string, RecordedEvent[]>();
+  for (const event of events) {
+    const list = byStream.get(event.stream) ?? [];
+    list.push(event);
+    byStream.set(event.stream, list);
+  }
+  for (const [stream, list] of byStream) {
+    const ordered = [...list].sort((a, b) =>
+      a.revision < b.revision ? -1 : a.revision > b.revision ? 1 : 0,
+    );
+    verifyStreamChain(stream, ordered, verdict, { excerpt: true });
+  }
+}
+
+/** The trail entry of an event: who, when, what, and where it sits in the log. */
+export function trailEntryOf(recorded: RecordedEvent): TrailEntry {
+  const { actor, occurredAt } = provenanceOf(recorded);
+  const hash = recorded.metadata['hash'];
+  return {
+    stream: recorded.stream,
+    revision: String(recorded.revision),
+    position: String(recorded.position),
+    eventId: recorded.id,
+    type: recorded.type,
+    actor,
+    occurredAt,
+    recordedAt: recorded.recordedAt.toISOString(),
+    what: describeEvent(recorded),
+    hash: typeof hash === 'string' ? hash : null,
+  };
+}
+
+/** Whether a shoe event concerns this round (cards drawn for it, a correction, its cut card). */
+function shoeEventOfRound(recorded: RecordedEvent, roundId: string, number: number): boolean {
+  const data = recorded.data as { roundId?: unknown; roundNumber?: unknown };
+  if (data.roundId !== undefined) return data.roundId === roundId;
+  return recorded.type === 'CutCardReached' && data.roundNumber === number;
+}
+
+/**
+ * Audits one round for a dispute: its full trail in order (who, when, what), its cards with their
+ * shoe positions, the third-card decisions explained, every bet with its settlement line and the
+ * line recomputed, the wallet movements it caused, and a verdict naming every difference.
+ */
+export function auditRound(evidence: RoundEvidence): RoundAudit {
+  const { roundId } = evidence;
+  const verdict = new VerdictBuilder();
+  const roundStream = streams.round(roundId);
+  const { shoeId, roundNumber } = parseRoundId(roundId);
+
+  verifyStreamChain(roundStream, evidence.round, verdict);
+  if (evidence.shoe) verifyStreamChain(streams.shoe(shoeId), evidence.shoe, verdict);
+  if (evidence.wallet) verifyWalletExcerpts(evidence.wallet, verdict);
+  verdict.pass('hash-chain');
+
+  const examined = examineRound(roundId, evidence.round, evidence.wallet ?? null, verdict);
+  if (evidence.wallet === undefined || evidence.wallet === null)
+    verdict.skip('debits', 'the wallet events were not supplied');
+
+  if (evidence.shoe) compareWithShoe(shoeId, evidence.shoe, examined, verdict);
+  else {
+    verdict.skip('streams-agree', 'the shoe stream was not supplied');
+    verdict.skip('commitment', 'the shoe stream was not supplied');
+    verdict.skip('shuffle-order', 'the shoe stream was not supplied');
+  }
+  if (examined.corrections.length === 0) verdict.skip('corrections', 'no card was corrected');
+
+  const related = [
+    ...evidence.round,
+    ...(evidence.shoe ?? []).filter((e) => shoeEventOfRound(e, roundId, roundNumber)),
+    ...(evidence.wallet ?? []).filter((e) =>
+      examined.wallet?.some((m) => m.stream === e.stream && m.revision === String(e.revision)),
+    ),
+  ].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+
+  return {
+    roundId,
+    tableId: examined.opened?.tableId ?? null,
+    shoeId: examined.opened?.shoeId ?? null,
+    number: examined.opened?.number ?? null,
+    status: examined.status,
+    paused: examined.paused,
+    cardSource: examined.opened?.cardSource ?? null,
+    currency: examined.opened?.currency ?? null,
+    paytableId: examined.opened?.paytableId ?? null,
+    trail: related.map(trailEntryOf),
+    cards: examined.cards.map((card) => ({ ...card })),
+    corrections: [...examined.corrections],
+    result: resultOf(examined),
+    thirdCards: thirdCardsOf(examined.cards),
+    bets: examined.bets.map(({ bet, status, line, expected, refund }) => ({
+      betId: bet.betId,
+      playerId: bet.playerId,
+      type: bet.type,
+      amount: bet.amount,
+      bankerMode: bet.bankerMode,
+      seat: bet.seat,
+      status,
+      settlement:
+        line === null
+          ? null
+          : {
+              result: line.result,
+              payout: line.payout,
+              commission: line.commission,
+              commissionMode: line.commissionMode,
+            },
+      expected:
+        expected === null
+          ? null
+          : { result: expected.result, payout: expected.payout, commission: expected.commission },
+      refund,
+    })),
+    wallet: examined.wallet === null ? null : [...examined.wallet],
+    verdict: verdict.verdict(ROUND_CHECKS),
+  };
+}
+
+function resultOf(examined: RoundExamination): RoundAudit['result'] {
+  const r = examined.result;
+  if (r === null) return null;
+  return {
+    winner: r.winner,
+    player: {
+      cards: [...r.player],
+      total: r.playerTotal,
+      natural: r.playerNatural,
+      pair: r.playerPair,
+      perfectPair: r.playerPerfectPair,
+    },
+    banker: {
+      cards: [...r.banker],
+      total: r.bankerTotal,
+      natural: r.bankerNatural,
+      pair: r.bankerPair,
+      perfectPair: r.bankerPerfectPair,
+    },
+  };
+}
+
+function thirdCardsOf(cards: readonly DealtCard[]): RoundAudit['thirdCards'] {
+  const hand = (side: 'player' | 'banker'): Card[] =>
+    cards.filter((c) => c.hand === side).map((c) => c.card);
+  try {
+    return explainThirdCards(hand('player'), hand('banker')).map((d) => ({ ...d }));
+  } catch {
+    return []; // an incomplete or invalid deal: the findings say why
+  }
+}
+
+/** Checks the round's cards against its shoe's record and, once revealed, the seed's order. */
+function compareWithShoe(
+  shoeId: string,
+  shoeEvents: readonly RecordedEvent[],
+  examined: RoundExamination,
+  verdict: VerdictBuilder,
+): void {
+  const scratch = new VerdictBuilder();
+  const walk = walkShoe(shoeId, shoeEvents, scratch);
+  for (const finding of scratch.findings) {
+    if (finding.check === 'commitment') verdict.findings.push(finding);
+  }
+  const commitment = scratch.verdict(['commitment']).checks[0]!;
+  if (commitment.status === 'pass') verdict.pass('commitment', commitment.detail);
+  else if (commitment.status === 'skip')
+    verdict.skip('commitment', commitment.detail ?? 'not checked');
+  compareCards(examined, walk.rounds.get(examined.roundId)?.cards ?? [], verdict);
+  if (walk.order === null) {
+    verdict.skip(
+      'shuffle-order',
+      walk.shuffled?.cardSource === 'scanner'
+        ? "a scanner shoe's cards come from the card reader: there is no seed"
+        : 'the seed stays sealed until the shoe closes',
+    );
+    return;
+  }
+  checkAgainstOrder(examined, walk.order, verdict);
+}
+
+/** Each card of the round must be the card the revealed seed puts at its shoe position. */
+export function checkAgainstOrder(
+  examined: RoundExamination,
+  order: readonly Card[],
+  verdict: VerdictBuilder,
+): void {
+  for (const card of examined.cards) {
+    const expected = order[card.shoePosition];
+    if (expected === card.card) {
+      verdict.pass('shuffle-order');
+      continue;
+    }
+    verdict.fail(
+      'shuffle-order',
+      'CARD_MISMATCH',
+      { stream: streams.round(examined.roundId), revision: card.revision, type: 'CardDealt' },
+      `shoe position ${card.shoePosition}: the revealed seed puts ${expected ?? 'no card'} there, the round records ${card.card}`,
+      { expected: expected ?? null, found: card.card },
+    );
+  }
+}
+
+/** The round's cards must be the shoe's cards for it: same positions, cards and hands. */
+export function compareCards(
+  examined: RoundExamination,
+  shoeCards: readonly { position: number; card: Card; hand: string }[],
+  verdict: VerdictBuilder,
+): void {
+  const stream = streams.round(examined.roundId);
+  const count = Math.max(examined.cards.length, shoeCards.length);
+  for (let index = 0; index < count; index++) {
+    const dealt = examined.cards[index];
+    const drawn = shoeCards[index];
+    const found = dealt === undefined ? null : `${dealt.card}@${dealt.shoePosition}→${dealt.hand}`;
+    const expected = drawn === undefined ? null : `${drawn.card}@${drawn.position}→${drawn.hand}`;
+    if (found === expected) {
+      verdict.pass('streams-agree');
+      continue;
+    }
+    verdict.fail(
+      'streams-agree',
+      'STREAMS_DISAGREE',
+      { stream, revision: dealt?.revision ?? null, type: dealt === undefined ? null : 'CardDealt' },
+      dealt === undefined
+        ? `the shoe handed the round a card (${expected}) the round never recorded`
+        : drawn === undefined
+          ? `the round records card ${index + 1} (${found}), which the shoe never handed it`
+          : `card ${index + 1} of the round: the shoe handed it ${expected}, the round records ${found}`,
+      { expected, found },
+    );
+  }
+}

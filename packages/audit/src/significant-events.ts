@@ -1,0 +1,85 @@
+import type { RecordedEvent } from '@croupier/eventstore';
+import { z } from 'zod';
+import { describeEvent } from './describe.js';
+import { provenanceOf } from './parse.js';
+
+/**
+ * Significant events (GLI-19 style): what a regulator wants listed apart from ordinary play.
+ * Failed logins are not events of the log yet (see docs/audit.md).
+ */
+export const SIGNIFICANT_EVENT_CATEGORIES = {
+  RoundVoided: 'void',
+  RoundPaused: 'pause',
+  RoundResumed: 'resume',
+  CardCorrected: 'correction',
+  RoundResultCorrected: 'correction',
+  RoundResettled: 'resettlement',
+  TableOpened: 'configuration',
+  TableClosed: 'configuration',
+  DealerChanged: 'dealer-change',
+  ShoeClosed: 'shoe-closed-early',
+  FundsDeposited: 'balance-adjustment',
+  FundsWithdrawn: 'balance-adjustment',
+  CommissionCollected: 'balance-adjustment',
+  PayoutAdjusted: 'balance-adjustment',
+} as const;
+
+export type SignificantCategory =
+  (typeof SIGNIFICANT_EVENT_CATEGORIES)[keyof typeof SIGNIFICANT_EVENT_CATEGORIES];
+export const SIGNIFICANT_EVENT_TYPES = Object.keys(SIGNIFICANT_EVENT_CATEGORIES);
+
+export const significantEventSchema = z.object({
+  occurredAt: z.string(),
+  category: z.enum([
+    'void',
+    'pause',
+    'resume',
+    'correction',
+    'resettlement',
+    'configuration',
+    'dealer-change',
+    'shoe-closed-early',
+    'balance-adjustment',
+  ]),
+  type: z.string(),
+  tableId: z.string().nullable(),
+  playerId: z.string().nullable(),
+  stream: z.string(),
+  revision: z.string(),
+  position: z.string(),
+  actor: z.object({ id: z.string(), role: z.string() }).nullable(),
+  summary: z.string(),
+});
+export type SignificantEvent = z.infer<typeof significantEventSchema>;
+
+/** The table a stream belongs to: `table-T`, `shoe-T.k`, `round-T.k.n`. */
+export function tableOfStream(stream: string): string | null {
+  const match = /^(?:table|shoe|round)-([^.]+)/.exec(stream);
+  return match?.[1] ?? null;
+}
+
+/** The significant-event record of an event, or null for ordinary play. */
+export function significantEventOf(recorded: RecordedEvent): SignificantEvent | null {
+  if (!Object.hasOwn(SIGNIFICANT_EVENT_CATEGORIES, recorded.type)) return null;
+  const category =
+    SIGNIFICANT_EVENT_CATEGORIES[recorded.type as keyof typeof SIGNIFICANT_EVENT_CATEGORIES];
+  const data = (recorded.data ?? {}) as Record<string, unknown>;
+  // A shoe closing because its cut card came out is ordinary play; an operator closing it is not.
+  if (recorded.type === 'ShoeClosed' && data['reason'] !== 'operator') return null;
+  const { actor, occurredAt } = provenanceOf(recorded);
+  const tableId =
+    tableOfStream(recorded.stream) ??
+    (typeof data['tableId'] === 'string' ? data['tableId'] : null);
+  return {
+    occurredAt: occurredAt ?? recorded.recordedAt.toISOString(),
+    category,
+    type: recorded.type,
+    tableId,
+    playerId: typeof data['playerId'] === 'string' ? data['playerId'] : null,
+    stream: recorded.stream,
+    revision: String(recorded.revision),
+    position: String(recorded.position),
+    actor,
+    summary: describeEvent(recorded),
+  };
+}

@@ -1,0 +1,184 @@
+import { z } from 'zod';
+
+/**
+ * What an audit verifies, one check per property an auditor can state in a sentence. A check
+ * passes, fails (with findings naming the event, what was expected and what was found) or is
+ * skipped with the reason (a scanner shoe has no seed; an open shoe has not revealed it yet).
+ */
+export const CHECKS = {
+  'hash-chain':
+    "Every stream's hash chain recomputes: no event edited, missing, reordered or unlinked",
+  'event-schema': 'Every event matches its published schema and names the stream it is in',
+  paytable: "The round's paytable id is the hash of the rules it was played under",
+  'third-card-rule': 'Every card went to the hand the third-card rule names',
+  'card-sequence': 'Every card dealt is the next card of the shoe, in position order',
+  outcome: 'The rules re-evaluated from the recorded cards give the recorded result',
+  payouts: "Every settlement line recomputed with the round's paytable equals the recorded one",
+  refunds: 'Voided rounds and cleared bets refund every stake exactly once',
+  debits: 'Every stake debited is closed by exactly one payout or refund of the recorded amount',
+  'streams-agree': "The round's cards are the cards its shoe handed it",
+  commitment: 'The revealed seed matches the commitment published before the first card',
+  'shuffle-order': 'Every card burned or dealt is the card the seed puts at its position',
+  burn: 'The burn shows one card and discards as many more as its value',
+  'cut-card': 'The cut card came out where it was placed and set the last round by the rule',
+  'last-round': "No round was dealt after the shoe's last",
+  digest: "The ShoeClosed digest recomputes from the recorded heads of the shoe's streams",
+  composition: 'No card was seen more often than the decks hold',
+  corrections: 'Every card correction is recorded in both streams, with who and why',
+} as const;
+
+export type CheckId = keyof typeof CHECKS;
+export const CHECK_IDS = Object.keys(CHECKS) as [CheckId, ...CheckId[]];
+export const checkIdSchema = z.enum(CHECK_IDS);
+
+/** Stable codes of what a finding found, so a tampering is named the same way every time. */
+export const FINDING_CODES = [
+  'EVENT_EDITED',
+  'EVENT_MISSING',
+  'EVENT_REORDERED',
+  'EVENT_DUPLICATED',
+  'CHAIN_BROKEN',
+  'SCHEMA_INVALID',
+  'WRONG_STREAM',
+  'PAYTABLE_MISMATCH',
+  'THIRD_CARD_RULE',
+  'CARD_OUT_OF_SEQUENCE',
+  'OUTCOME_MISMATCH',
+  'PAYOUT_MISMATCH',
+  'BET_NOT_SETTLED',
+  'TOTALS_MISMATCH',
+  'REFUND_MISMATCH',
+  'DEBIT_UNMATCHED',
+  'DEBIT_MISMATCH',
+  'DEBIT_CLOSED_TWICE',
+  'CREDIT_MISMATCH',
+  'STREAMS_DISAGREE',
+  'SEED_MISSING',
+  'COMMITMENT_MISMATCH',
+  'CARD_MISMATCH',
+  'BURN_INVALID',
+  'CUT_CARD_INVALID',
+  'ROUND_AFTER_LAST',
+  'CLOSE_INVALID',
+  'DIGEST_MISMATCH',
+  'COMPOSITION_EXCEEDED',
+  'CORRECTION_INVALID',
+] as const;
+export type FindingCode = (typeof FINDING_CODES)[number];
+
+export const findingSchema = z.object({
+  check: checkIdSchema,
+  code: z.enum(FINDING_CODES),
+  /** The stream and revision of the event at fault (null when it is about a missing stream). */
+  stream: z.string().nullable(),
+  revision: z.string().nullable(),
+  eventType: z.string().nullable(),
+  message: z.string(),
+  expected: z.string().nullable(),
+  found: z.string().nullable(),
+});
+export type Finding = z.infer<typeof findingSchema>;
+
+export const checkResultSchema = z.object({
+  check: checkIdSchema,
+  title: z.string(),
+  status: z.enum(['pass', 'fail', 'skip']),
+  /** Why a check was skipped, or what a passing one covered. */
+  detail: z.string().nullable(),
+});
+export type CheckResult = z.infer<typeof checkResultSchema>;
+
+export const verdictSchema = z.object({
+  /** True when no check failed. */
+  ok: z.boolean(),
+  checks: z.array(checkResultSchema),
+  findings: z.array(findingSchema),
+  /** What the auditor saw but does not judge: events recorded after a close, unknown types. */
+  notes: z.array(z.string()),
+});
+export type Verdict = z.infer<typeof verdictSchema>;
+
+/** Where a finding points: an event as recorded. */
+export interface EventLocation {
+  readonly stream: string;
+  readonly revision: bigint | string | null;
+  readonly type?: string | null;
+}
+
+export interface FindingInput {
+  readonly expected?: unknown;
+  readonly found?: unknown;
+}
+
+const text = (value: unknown): string | null => {
+  if (value === undefined || value === null) return null;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+};
+
+/**
+ * Collects check results and findings while an audit runs. A check is `pass` once it ran,
+ * `fail` as soon as a finding names it, and `skip` only if it never ran.
+ */
+export class VerdictBuilder {
+  private readonly ran = new Map<CheckId, string | null>();
+  private readonly skipped = new Map<CheckId, string>();
+  readonly findings: Finding[] = [];
+  readonly notes: string[] = [];
+
+  /** Records that a check ran (passing unless a finding names it). */
+  pass(check: CheckId, detail: string | null = null): void {
+    if (!this.ran.has(check) || detail !== null) this.ran.set(check, detail);
+  }
+
+  /** Records that a check could not run here, and why (ignored if it ran elsewhere). */
+  skip(check: CheckId, reason: string): void {
+    if (!this.skipped.has(check)) this.skipped.set(check, reason);
+  }
+
+  fail(
+    check: CheckId,
+    code: FindingCode,
+    at: EventLocation | null,
+    message: string,
+    values: FindingInput = {},
+  ): void {
+    if (!this.ran.has(check)) this.ran.set(check, null);
+    this.findings.push({
+      check,
+      code,
+      stream: at?.stream ?? null,
+      revision: at?.revision === null || at?.revision === undefined ? null : String(at.revision),
+      eventType: at?.type ?? null,
+      message,
+      expected: text(values.expected),
+      found: text(values.found),
+    });
+  }
+
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** The verdict over the given checks, in that order. */
+  verdict(checks: readonly CheckId[]): Verdict {
+    const failed = new Set(this.findings.map((finding) => finding.check));
+    const results = checks.map((check): CheckResult => {
+      const title = CHECKS[check];
+      if (failed.has(check)) return { check, title, status: 'fail', detail: null };
+      if (this.ran.has(check))
+        return { check, title, status: 'pass', detail: this.ran.get(check) ?? null };
+      return {
+        check,
+        title,
+        status: 'skip',
+        detail: this.skipped.get(check) ?? 'nothing to check',
+      };
+    });
+    return {
+      ok: failed.size === 0,
+      checks: results,
+      findings: [...this.findings],
+      notes: [...this.notes],
+    };
+  }
+}

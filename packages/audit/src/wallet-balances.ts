@@ -1,0 +1,96 @@
+import { walletEventSchema } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+
+/** A wallet as its events add up. */
+export interface WalletBalance {
+  readonly playerId: string;
+  readonly balance: number;
+  /** Commission accrued on seat tables and not yet collected. */
+  readonly commissionOwed: number;
+  /** Stakes debited and not yet paid or refunded. */
+  readonly openStakes: number;
+  readonly deposited: number;
+  readonly withdrawn: number;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/**
+ * Every wallet's balance, folded from the wallet streams: a disposable read model like the
+ * gateway's (same `name`/`apply`/`reset` shape), rebuilt by replaying the log into an empty one.
+ */
+export class WalletBalances {
+  readonly name = 'wallet-balances';
+  private readonly wallets = new Map<string, Mutable<WalletBalance>>();
+  private readonly open = new Map<string, Set<string>>();
+
+  apply(event: RecordedEvent): void {
+    if (!event.stream.startsWith('wallet-')) return;
+    const parsed = walletEventSchema.safeParse({ type: event.type, data: event.data });
+    if (!parsed.success) return;
+    const { type, data } = parsed.data;
+    const wallet = this.walletOf(data.playerId);
+    const open = this.open.get(data.playerId)!;
+    switch (type) {
+      case 'FundsDeposited':
+        wallet.balance += data.amount;
+        wallet.deposited += data.amount;
+        break;
+      case 'FundsWithdrawn':
+        wallet.balance -= data.amount;
+        wallet.withdrawn += data.amount;
+        break;
+      case 'StakeDebited':
+        wallet.balance -= data.amount;
+        open.add(data.betId);
+        break;
+      case 'PayoutCredited':
+      case 'StakeRefunded':
+        wallet.balance += data.amount;
+        open.delete(data.betId);
+        break;
+      case 'CommissionAccrued':
+        wallet.commissionOwed += data.amount;
+        break;
+      case 'CommissionCollected':
+        wallet.balance -= data.amount;
+        wallet.commissionOwed -= data.amount;
+        break;
+    }
+    wallet.openStakes = open.size;
+  }
+
+  reset(): void {
+    this.wallets.clear();
+    this.open.clear();
+  }
+
+  get(playerId: string): WalletBalance | undefined {
+    const wallet = this.wallets.get(playerId);
+    return wallet === undefined ? undefined : { ...wallet };
+  }
+
+  /** Every wallet, by player id. */
+  list(): WalletBalance[] {
+    return [...this.wallets.values()]
+      .map((wallet) => ({ ...wallet }))
+      .sort((a, b) => (a.playerId < b.playerId ? -1 : a.playerId > b.playerId ? 1 : 0));
+  }
+
+  private walletOf(playerId: string): Mutable<WalletBalance> {
+    let wallet = this.wallets.get(playerId);
+    if (wallet === undefined) {
+      wallet = {
+        playerId,
+        balance: 0,
+        commissionOwed: 0,
+        openStakes: 0,
+        deposited: 0,
+        withdrawn: 0,
+      };
+      this.wallets.set(playerId, wallet);
+      this.open.set(playerId, new Set());
+    }
+    return wallet;
+  }
+}

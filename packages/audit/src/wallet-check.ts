@@ -1,0 +1,301 @@
+import { streams, walletEventSchema, type WalletEvent } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+import { locationOf, parseStream, provenanceOf } from './parse.js';
+import type { BetState, RoundStatus, WalletMovement } from './round-examination.js';
+import type { VerdictBuilder } from './verdict.js';
+
+/** A wallet event of the round, reduced to what the money check compares. */
+interface Movement {
+  readonly recorded: RecordedEvent;
+  readonly kind: 'debit' | 'payout' | 'refund' | 'accrued' | 'other';
+  readonly type: string;
+  readonly playerId: string;
+  readonly betId: string;
+  readonly roundId: string | null;
+  readonly amount: number;
+  readonly result: string | null;
+  readonly reason: string | null;
+  readonly settlementId: string | null;
+}
+
+function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | null {
+  const base = { recorded, type: event.type, playerId: event.data.playerId };
+  switch (event.type) {
+    case 'StakeDebited':
+      return {
+        ...base,
+        kind: 'debit',
+        betId: event.data.betId,
+        roundId: event.data.roundId,
+        amount: event.data.amount,
+        result: null,
+        reason: null,
+        settlementId: null,
+      };
+    case 'PayoutCredited':
+      return {
+        ...base,
+        kind: 'payout',
+        betId: event.data.betId,
+        roundId: event.data.roundId,
+        amount: event.data.amount,
+        result: event.data.result,
+        reason: null,
+        settlementId: event.data.settlementId,
+      };
+    case 'StakeRefunded':
+      return {
+        ...base,
+        kind: 'refund',
+        betId: event.data.betId,
+        roundId: event.data.roundId,
+        amount: event.data.amount,
+        result: null,
+        reason: event.data.reason,
+        settlementId: null,
+      };
+    case 'CommissionAccrued':
+      return {
+        ...base,
+        kind: 'accrued',
+        betId: event.data.betId,
+        roundId: null,
+        amount: event.data.amount,
+        result: null,
+        reason: null,
+        settlementId: event.data.settlementId,
+      };
+    case 'FundsDeposited':
+    case 'FundsWithdrawn':
+    case 'CommissionCollected':
+      return null;
+    default: {
+      // A wallet event this auditor does not judge (added after it was written): shown, noted.
+      const data = recorded.data as Record<string, unknown>;
+      const betId = data['betId'];
+      if (typeof betId !== 'string') return null;
+      const amount = typeof data['amount'] === 'number' ? data['amount'] : data['delta'];
+      return {
+        ...base,
+        kind: 'other',
+        betId,
+        roundId: typeof data['roundId'] === 'string' ? data['roundId'] : null,
+        amount: typeof amount === 'number' ? amount : 0,
+        result: null,
+        reason: typeof data['reason'] === 'string' ? data['reason'] : null,
+        settlementId: null,
+      };
+    }
+  }
+}
+
+export interface RoundMoney {
+  readonly roundId: string;
+  readonly status: RoundStatus;
+  /** Settled (complete) or refunded (voided): every stake must be closed by now. */
+  readonly finished: boolean;
+  readonly settlementId: string | null;
+  readonly bets: readonly BetState[];
+  readonly events: readonly RecordedEvent[];
+}
+
+/**
+ * Every stake debited for the round must be closed by exactly one payout (of its settlement
+ * line's amount) or one refund (of the stake); every bet on the round must have been debited;
+ * commission accrued must be what the settlement owes.
+ */
+export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): WalletMovement[] {
+  const { roundId } = round;
+  const betIds = new Set(round.bets.map((b) => b.bet.betId));
+  const byBet = new Map<string, Movement[]>();
+  const movements: WalletMovement[] = [];
+  for (const { recorded, event } of parseStream(round.events, walletEventSchema, verdict)) {
+    const movement = movementOf(recorded, event);
+    if (movement === null) continue;
+    const ofRound =
+      movement.roundId === null ? betIds.has(movement.betId) : movement.roundId === roundId;
+    if (!ofRound) continue;
+    if (recorded.stream !== streams.wallet(movement.playerId)) {
+      verdict.fail(
+        'event-schema',
+        'WRONG_STREAM',
+        locationOf(recorded),
+        `${movement.type} for ${movement.playerId} is stored in ${recorded.stream}`,
+      );
+    }
+    if (movement.kind === 'other') {
+      verdict.note(
+        `${recorded.stream}@${recorded.revision}: ${movement.type} for bet ${movement.betId} is shown but not verified by this auditor`,
+      );
+    }
+    const list = byBet.get(movement.betId) ?? [];
+    list.push(movement);
+    byBet.set(movement.betId, list);
+    movements.push({
+      stream: recorded.stream,
+      revision: String(recorded.revision),
+      type: movement.type,
+      playerId: movement.playerId,
+      betId: movement.betId,
+      amount: movement.amount,
+      detail: movement.result ?? movement.reason,
+      occurredAt: provenanceOf(recorded).occurredAt,
+    });
+  }
+
+  let open = 0;
+  for (const [betId, list] of byBet) {
+    const state = round.bets.find((b) => b.bet.betId === betId);
+    const debits = list.filter((m) => m.kind === 'debit');
+    const closings = list.filter((m) => m.kind === 'payout' || m.kind === 'refund');
+    const accrued = list.filter((m) => m.kind === 'accrued');
+    for (const extra of debits.slice(1)) {
+      verdict.fail(
+        'debits',
+        'DEBIT_MISMATCH',
+        locationOf(extra.recorded),
+        `bet ${betId} is debited more than once`,
+        { expected: 'one debit', found: `${debits.length} debits` },
+      );
+    }
+    const debit = debits[0];
+    if (debit === undefined) {
+      for (const closing of closings) {
+        verdict.fail(
+          'debits',
+          'DEBIT_UNMATCHED',
+          locationOf(closing.recorded),
+          `${closing.type} for bet ${betId}, which was never debited`,
+          { expected: 'a StakeDebited first', found: closing.type },
+        );
+      }
+      continue;
+    }
+    if (state !== undefined && debit.amount !== state.bet.amount) {
+      verdict.fail(
+        'debits',
+        'DEBIT_MISMATCH',
+        locationOf(debit.recorded),
+        `bet ${betId}: the wallet debited ${debit.amount} for a ${state.bet.amount} bet`,
+        { expected: state.bet.amount, found: debit.amount },
+      );
+    }
+    if (closings.length > 1) {
+      verdict.fail(
+        'debits',
+        'DEBIT_CLOSED_TWICE',
+        locationOf(closings[1]!.recorded),
+        `bet ${betId}'s stake is closed ${closings.length} times (${closings.map((c) => `${c.type}@${c.recorded.revision}`).join(', ')})`,
+        { expected: 'one payout or refund', found: closings.map((c) => c.type) },
+      );
+    }
+    const closing = closings[0];
+    if (closing === undefined) {
+      const mustBeClosed = round.finished || (state === undefined && round.status !== 'betting');
+      if (!mustBeClosed) {
+        open++;
+        continue;
+      }
+      verdict.fail(
+        'debits',
+        'DEBIT_UNMATCHED',
+        locationOf(debit.recorded),
+        state === undefined
+          ? `bet ${betId} was debited but never reached the round, and its stake was not refunded`
+          : `bet ${betId}'s stake of ${debit.amount} is debited but neither paid nor refunded`,
+        { expected: 'a PayoutCredited or StakeRefunded', found: null },
+      );
+      continue;
+    }
+    checkClosing(round, betId, debit, closing, state, accrued, verdict);
+  }
+  for (const state of round.bets) {
+    if (byBet.get(state.bet.betId)?.some((m) => m.kind === 'debit')) continue;
+    verdict.fail(
+      'debits',
+      'DEBIT_UNMATCHED',
+      { stream: streams.round(roundId), revision: null, type: 'BetPlaced' },
+      `bet ${state.bet.betId} (${state.bet.playerId}, ${state.bet.amount} on ${state.bet.type}) is on the round but no wallet debited its stake`,
+      { expected: 'a StakeDebited', found: null },
+    );
+  }
+  verdict.pass(
+    'debits',
+    open > 0 ? `${open} stake(s) still open: the round is not settled yet` : null,
+  );
+  return movements;
+}
+
+function checkClosing(
+  round: RoundMoney,
+  betId: string,
+  debit: Movement,
+  closing: Movement,
+  state: BetState | undefined,
+  accrued: readonly Movement[],
+  verdict: VerdictBuilder,
+): void {
+  const at = locationOf(closing.recorded);
+  if (closing.kind === 'refund') {
+    if (closing.amount !== debit.amount) {
+      verdict.fail(
+        'debits',
+        'CREDIT_MISMATCH',
+        at,
+        `bet ${betId}: refunded ${closing.amount} of a ${debit.amount} stake`,
+        { expected: debit.amount, found: closing.amount },
+      );
+    }
+    if (state?.line) {
+      verdict.fail(
+        'debits',
+        'CREDIT_MISMATCH',
+        at,
+        `bet ${betId} was settled (${state.line.result}) but its stake was refunded instead of paid`,
+        {
+          expected: `PayoutCredited ${state.line.payout}`,
+          found: `StakeRefunded ${closing.amount}`,
+        },
+      );
+    }
+    return;
+  }
+  if (state === undefined || state.line === null) {
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      at,
+      state === undefined
+        ? `bet ${betId} is paid but is not on the round`
+        : `bet ${betId} is paid but has no settlement line`,
+      { expected: 'no payout', found: closing.amount },
+    );
+    return;
+  }
+  const fields: [string, unknown, unknown][] = [
+    ['amount', state.expected?.payout ?? state.line.payout, closing.amount],
+    ['result', state.expected?.result ?? state.line.result, closing.result],
+    ['settlement', round.settlementId, closing.settlementId],
+  ];
+  for (const [field, expected, found] of fields) {
+    if (expected === found) continue;
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      at,
+      `bet ${betId}: the wallet credited ${field} ${String(found)}, the settlement gives ${String(expected)}`,
+      { expected, found },
+    );
+  }
+  const owed = state.line.commissionMode === 'accrued' ? state.line.commission : 0;
+  const accruedTotal = accrued.reduce((sum, item) => sum + item.amount, 0);
+  if (owed !== accruedTotal) {
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      at,
+      `bet ${betId}: commission accrued ${accruedTotal}, the settlement owes ${owed}`,
+      { expected: owed, found: accruedTotal },
+    );
+  }
+}
