@@ -1,4 +1,5 @@
 import { analyzeCommand } from './commands/analyze.js';
+import { reconcileCommand } from './commands/reconcile.js';
 import { roadsCommand } from './commands/roads.js';
 import { simulateCommand } from './commands/simulate.js';
 import { tokenCommand } from './commands/token.js';
@@ -9,6 +10,7 @@ export const COMMANDS: readonly Command[] = [
   simulateCommand,
   roadsCommand,
   tokenCommand,
+  reconcileCommand,
 ];
 
 function help(): string {

@@ -1,6 +1,7 @@
 import { playerIdSchema } from '@croupier/contracts';
 import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
 import { roundRoutes } from '@croupier/round';
+import { settlementRoutes } from '@croupier/settlement';
 import { shoeRoutes } from '@croupier/shoe';
 import { walletRoutes } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
@@ -39,6 +40,7 @@ export async function buildApp(
   });
   shoeRoutes(app, { shoes: system.shoes });
   walletRoutes(app, { wallets: system.wallets });
+  settlementRoutes(app, { store: system.store });
 
   app.get(
     '/v1/players/:playerId/history',
