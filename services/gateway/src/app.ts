@@ -6,6 +6,7 @@ import { shoeRoutes } from '@croupier/shoe';
 import { walletRoutes } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
+import { auditRoutes } from './audit-routes.js';
 import type { System } from './system.js';
 
 export const API_VERSION = '1.0.0';
@@ -40,6 +41,7 @@ export async function buildApp(
   });
   shoeRoutes(app, { shoes: system.shoes });
   walletRoutes(app, { wallets: system.wallets });
+  auditRoutes(app, system);
   settlementRoutes(app, { store: system.store });
 
   app.get(

@@ -1,0 +1,78 @@
+import {
+  isWalletEventOf,
+  ROUND_WALLET_EVENT_TYPES,
+  type RoundEvidence,
+  type ShoeEvidence,
+} from '@croupier/audit';
+import { parseRoundId, roundIdOf, streams } from '@croupier/contracts';
+import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+
+const PAGE = 1000;
+
+/**
+ * The wallet events of these rounds: debits, payouts, refunds and accrued commission. They can
+ * only follow the rounds' first event, so the global log is read from there, filtered to those
+ * event types, which also finds debits whose bet never reached its round.
+ */
+async function walletEventsOf(
+  store: EventStore,
+  roundIds: ReadonlySet<string>,
+  from: RecordedEvent | undefined,
+): Promise<RecordedEvent[]> {
+  if (from === undefined) return [];
+  const found: RecordedEvent[] = [];
+  const betIds = new Set<string>();
+  let after = from.position > 0n ? from.position - 1n : undefined;
+  for (;;) {
+    const page = await store.readAll({
+      ...(after === undefined ? {} : { after }),
+      limit: PAGE,
+      filter: { streamPrefix: 'wallet-', eventTypes: [...ROUND_WALLET_EVENT_TYPES] },
+    });
+    for (const event of page) {
+      if (!isWalletEventOf(event, roundIds, betIds)) continue;
+      found.push(event);
+      const betId = (event.data as { betId?: unknown }).betId;
+      if (typeof betId === 'string') betIds.add(betId);
+    }
+    if (page.length < PAGE) return found;
+    after = page.at(-1)!.position;
+  }
+}
+
+/** Reads what a round audit needs: the round stream, its shoe stream, its wallet events. */
+export async function loadRoundEvidence(
+  store: EventStore,
+  roundId: string,
+): Promise<RoundEvidence | null> {
+  const round = await store.readStream(streams.round(roundId));
+  if (round.length === 0) return null;
+  const { shoeId } = parseRoundId(roundId);
+  const shoe = await store.readStream(streams.shoe(shoeId));
+  const wallet = await walletEventsOf(store, new Set([roundId]), round[0]);
+  return { roundId, round, shoe, wallet };
+}
+
+/**
+ * Reads what a shoe replay needs: the shoe stream, the round streams `shoeId.1`, `shoeId.2`, ...
+ * up to the first that does not exist (so a round opened past the last one is read too), and
+ * the wallet events of those rounds.
+ */
+export async function loadShoeEvidence(
+  store: EventStore,
+  shoeId: string,
+  onRound?: (roundsRead: number) => void,
+): Promise<ShoeEvidence | null> {
+  const shoe = await store.readStream(streams.shoe(shoeId));
+  if (shoe.length === 0) return null;
+  const rounds: { roundId: string; events: RecordedEvent[] }[] = [];
+  for (let number = 1; ; number++) {
+    const roundId = roundIdOf(shoeId, number);
+    const events = await store.readStream(streams.round(roundId));
+    if (events.length === 0) break;
+    rounds.push({ roundId, events });
+    onRound?.(rounds.length);
+  }
+  const wallet = await walletEventsOf(store, new Set(rounds.map((r) => r.roundId)), shoe[0]);
+  return { shoeId, shoe, rounds, wallet };
+}

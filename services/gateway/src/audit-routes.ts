@@ -1,0 +1,204 @@
+import {
+  auditRound,
+  exportShoe,
+  replayShoe,
+  roundAuditSchema,
+  shoeExportSchema,
+  shoeReplaySchema,
+  significantEventOf,
+  significantEventSchema,
+  SIGNIFICANT_EVENT_TYPES,
+  type SignificantEvent,
+} from '@croupier/audit';
+import {
+  DomainError,
+  isoTimestampSchema,
+  playerIdSchema,
+  roundIdSchema,
+  shoeIdSchema,
+  tableIdSchema,
+} from '@croupier/contracts';
+import type { HttpApp } from '@croupier/http';
+import { z } from 'zod';
+import { loadRoundEvidence, loadShoeEvidence } from './audit-evidence.js';
+import { consoleRoutes } from './console-routes.js';
+import { gameRecallCsv } from './game-recall-csv.js';
+import type { System } from './system.js';
+
+const REGULATORS = ['regulator', 'operator'] as const;
+const PAGE = 1000;
+
+/**
+ * The audit surface: round audits for disputes, shoe replays and exports for regulators,
+ * game recall as CSV, the significant-events log, rebuilding the read models, and the
+ * operator console that shows them.
+ */
+export function auditRoutes(app: HttpApp, system: System): void {
+  consoleRoutes(app);
+
+  app.get(
+    '/v1/audit/rounds/:roundId',
+    {
+      config: { roles: ['regulator', 'operator', 'supervisor'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          "A round's audit: its event trail (who, when, what), cards with shoe positions, third-card decisions, bets with their settlement lines, wallet movements, and the verification verdict",
+        params: z.object({ roundId: roundIdSchema }),
+        response: { 200: roundAuditSchema },
+      },
+    },
+    async (request) => {
+      const evidence = await loadRoundEvidence(system.store, request.params.roundId);
+      if (evidence === null)
+        throw new DomainError('ROUND_NOT_FOUND', `no round "${request.params.roundId}"`);
+      return auditRound(evidence);
+    },
+  );
+
+  app.get(
+    '/v1/audit/shoes/:shoeId/replay',
+    {
+      config: { roles: REGULATORS },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'Replays a shoe from its events alone: seed and commitment, burn, cut card, every card, every round and payout, hash chains and the ShoeClosed digest',
+        params: z.object({ shoeId: shoeIdSchema }),
+        response: { 200: shoeReplaySchema },
+      },
+    },
+    async (request) => replayShoe(await shoeEvidence(system, request.params.shoeId)),
+  );
+
+  app.get(
+    '/v1/audit/shoes/:shoeId/export',
+    {
+      config: { roles: REGULATORS },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'A self-contained export of a shoe (every event, with verification instructions): `casino verify FILE` checks it offline',
+        params: z.object({ shoeId: shoeIdSchema }),
+        response: { 200: shoeExportSchema },
+      },
+    },
+    async (request, reply) => {
+      const evidence = await shoeEvidence(system, request.params.shoeId);
+      void reply.header(
+        'content-disposition',
+        `attachment; filename="shoe-${request.params.shoeId}.json"`,
+      );
+      return exportShoe(evidence);
+    },
+  );
+
+  app.get(
+    '/v1/players/:playerId/history.csv',
+    {
+      config: { roles: ['operator', 'supervisor', 'regulator'] },
+      schema: {
+        tags: ['players'],
+        summary:
+          "A player's game recall as CSV (GLI-19): date and time, table, cards, result, stakes, payouts, commission, balance before and after, status, game-cycle id, paytable id",
+        params: z.object({ playerId: playerIdSchema }),
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100) }),
+        produces: ['text/csv'],
+      },
+    },
+    async (request, reply) => {
+      const records = system.history.history(request.params.playerId, request.query.limit);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header(
+          'content-disposition',
+          `attachment; filename="game-recall-${request.params.playerId}.csv"`,
+        )
+        .send(gameRecallCsv(records));
+    },
+  );
+
+  app.get(
+    '/v1/significant-events',
+    {
+      config: { roles: ['operator', 'supervisor', 'regulator'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, balance adjustments',
+        querystring: z.object({
+          from: isoTimestampSchema.optional(),
+          to: isoTimestampSchema.optional(),
+          tableId: tableIdSchema.optional(),
+          limit: z.coerce.number().int().min(1).max(5000).default(500),
+        }),
+        response: {
+          200: z.object({ events: z.array(significantEventSchema), truncated: z.boolean() }),
+        },
+      },
+    },
+    async (request) => {
+      const { from, to, tableId, limit } = request.query;
+      const fromTime = from === undefined ? -Infinity : Date.parse(from);
+      const toTime = to === undefined ? Infinity : Date.parse(to);
+      const events: SignificantEvent[] = [];
+      let after: bigint | undefined;
+      for (;;) {
+        const page = await system.store.readAll({
+          ...(after === undefined ? {} : { after }),
+          limit: PAGE,
+          filter: { eventTypes: SIGNIFICANT_EVENT_TYPES },
+        });
+        for (const recorded of page) {
+          const event = significantEventOf(recorded);
+          if (event === null) continue;
+          const time = Date.parse(event.occurredAt);
+          if (time < fromTime || time > toTime) continue;
+          if (tableId !== undefined && event.tableId !== tableId) continue;
+          if (events.length === limit) return { events, truncated: true };
+          events.push(event);
+        }
+        if (page.length < PAGE) return { events, truncated: false };
+        after = page.at(-1)!.position;
+      }
+    },
+  );
+
+  app.post(
+    '/v1/admin/rebuild',
+    {
+      config: { roles: ['operator'] },
+      schema: {
+        tags: ['admin'],
+        summary:
+          'Empties every read model (tables and roads, game histories, pending debits, commission owed) and replays the whole log into them',
+        response: {
+          200: z.object({
+            projections: z.array(z.string()),
+            position: z.string().nullable(),
+            durationMs: z.number(),
+            tables: z.number().int(),
+          }),
+        },
+      },
+    },
+    async () => {
+      const started = performance.now();
+      await system.hub.rebuild();
+      return {
+        projections: [system.board, system.history, system.pending, system.commissionLedger].map(
+          (projection) => projection.name,
+        ),
+        position: system.hub.position?.toString() ?? null,
+        durationMs: Math.round(performance.now() - started),
+        tables: system.board.list().length,
+      };
+    },
+  );
+}
+
+async function shoeEvidence(system: System, shoeId: string) {
+  const evidence = await loadShoeEvidence(system.store, shoeId);
+  if (evidence === null) throw new DomainError('SHOE_NOT_FOUND', `no shoe "${shoeId}"`);
+  return evidence;
+}
