@@ -1,8 +1,13 @@
 import { analyzeCommand } from './commands/analyze.js';
+import { auditCommand } from './commands/audit.js';
+import { exportCommand } from './commands/export-shoe.js';
+import { rebuildCommand } from './commands/rebuild.js';
 import { reconcileCommand } from './commands/reconcile.js';
+import { replayCommand } from './commands/replay.js';
 import { roadsCommand } from './commands/roads.js';
 import { simulateCommand } from './commands/simulate.js';
 import { tokenCommand } from './commands/token.js';
+import { verifyCommand } from './commands/verify.js';
 import { UsageError, type Command, type CommandIo } from './io.js';
 
 export const COMMANDS: readonly Command[] = [
@@ -11,6 +16,11 @@ export const COMMANDS: readonly Command[] = [
   roadsCommand,
   tokenCommand,
   reconcileCommand,
+  auditCommand,
+  replayCommand,
+  exportCommand,
+  verifyCommand,
+  rebuildCommand,
 ];
 
 function help(): string {

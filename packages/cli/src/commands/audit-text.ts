@@ -1,0 +1,143 @@
+import type { RoundAudit, ShoeReplay, Verdict } from '@croupier/audit';
+import { textTable } from '../format.js';
+
+/** How audit reports read on a terminal. */
+
+const MARK = { pass: '✓', fail: '✗', skip: '-' } as const;
+
+export function verdictText(verdict: Verdict): string {
+  const lines = [
+    verdict.ok ? 'VERIFIED: every check passed' : `FAILED: ${verdict.findings.length} finding(s)`,
+    ...verdict.checks.map(
+      (c) =>
+        `  ${MARK[c.status]} ${c.check.padEnd(16)} ${c.title}${c.status === 'skip' && c.detail ? ` (skipped: ${c.detail})` : ''}`,
+    ),
+  ];
+  if (verdict.findings.length > 0) lines.push('', 'Findings:');
+  for (const f of verdict.findings) {
+    const where =
+      f.stream === null ? '' : ` ${f.stream}${f.revision === null ? '' : `@${f.revision}`}`;
+    lines.push(
+      `  ✗ [${f.check}] ${f.code}${where}${f.eventType ? ` (${f.eventType})` : ''}: ${f.message}`,
+    );
+    if (f.expected !== null || f.found !== null)
+      lines.push(`      expected ${f.expected ?? '(nothing)'}, found ${f.found ?? '(nothing)'}`);
+  }
+  if (verdict.notes.length > 0) lines.push('', 'Notes:', ...verdict.notes.map((n) => `  ${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export function roundText(audit: RoundAudit): string {
+  const hand = (side: 'player' | 'banker') => {
+    const cards = audit.cards
+      .filter((c) => c.hand === side)
+      .map((c) => `${c.card}@${c.shoePosition}`)
+      .join(' ');
+    const total = audit.result?.[side].total;
+    return `  ${side === 'player' ? 'Player' : 'Banker'}${total === undefined ? '' : ` ${total}`}: ${cards || '(no cards)'}`;
+  };
+  const result = audit.result === null ? audit.status : `${audit.result.winner} wins`;
+  const parts = [
+    `Round ${audit.roundId} (table ${audit.tableId ?? '?'}, shoe ${audit.shoeId ?? '?'}, ${audit.cardSource ?? '?'}): ${audit.result?.winner === 'tie' ? 'tie' : result}`,
+    `  status ${audit.status}${audit.paused ? ' (paused)' : ''}, currency ${audit.currency ?? '?'}, paytable ${audit.paytableId ?? '?'}`,
+    '',
+    'Cards (card@shoe position):',
+    hand('player'),
+    hand('banker'),
+    ...audit.thirdCards.map((d) => `  ${d.reason}`),
+    ...audit.corrections.map(
+      (c) =>
+        `  corrected position ${c.shoePosition}: ${c.previous} -> ${c.card} by ${c.actor?.id ?? '?'} (${c.actor?.role ?? '?'}): ${c.reason}`,
+    ),
+    '',
+    'Bets:',
+    textTable(
+      [
+        'bet',
+        'player',
+        'type',
+        'stake',
+        'status',
+        'result',
+        'payout',
+        'recomputed',
+        'commission',
+        'refund',
+      ],
+      audit.bets.map((b) => [
+        b.betId.slice(0, 8),
+        b.playerId,
+        `${b.type}${b.bankerMode ? ` (${b.bankerMode})` : ''}`,
+        String(b.amount),
+        b.status,
+        b.settlement?.result ?? '-',
+        b.settlement === null ? '-' : String(b.settlement.payout),
+        b.expected === null ? '-' : String(b.expected.payout),
+        b.settlement === null ? '-' : String(b.settlement.commission),
+        b.refund === null ? '-' : `${b.refund.amount} (${b.refund.reason})`,
+      ]),
+    ).trimEnd(),
+    '',
+    'Wallet movements:',
+    audit.wallet === null
+      ? '  (not read)'
+      : textTable(
+          ['wallet', 'event', 'amount', 'detail', 'bet'],
+          audit.wallet.map((m) => [
+            `${m.stream}@${m.revision}`,
+            m.type,
+            String(m.amount),
+            m.detail ?? '',
+            m.betId.slice(0, 8),
+          ]),
+        ).trimEnd(),
+    '',
+    'Trail:',
+    textTable(
+      ['when', 'who', 'event', 'what'],
+      audit.trail.map((t) => [
+        t.occurredAt ?? t.recordedAt,
+        t.actor === null ? '-' : `${t.actor.id} (${t.actor.role})`,
+        `${t.stream}@${t.revision} ${t.type}`,
+        t.what,
+      ]),
+    ).trimEnd(),
+    '',
+    verdictText(audit.verdict),
+  ];
+  return parts.join('\n');
+}
+
+export function shoeText(replay: ShoeReplay): string {
+  const parts = [
+    `Shoe ${replay.shoeId} (${replay.status}): ${replay.decks ?? '?'} deck(s), ${replay.cardSource ?? '?'}, ${replay.shufflePolicy ?? '?'}`,
+    `  commitment ${replay.commitment ?? '-'}`,
+    `  seed       ${replay.seed ?? '(sealed until the shoe closes)'}`,
+    `  digest     ${replay.digest === null ? '-' : `${replay.digest.value} over ${replay.digest.streams} stream(s)`}`,
+    replay.burn === null
+      ? '  no burn'
+      : `  burn: ${replay.burn.shown ?? '?'} shown, ${replay.burn.cards} card(s) burned`,
+    replay.cutCard?.lastRoundNumber == null
+      ? '  cut card: not out'
+      : `  cut card: out before position ${replay.cutCard.position ?? '?'} in round ${replay.cutCard.roundNumber ?? '?'}; last round ${replay.cutCard.lastRoundNumber}`,
+    `  ${replay.roundsDealt} round(s) dealt, ${replay.cardsUsed} card(s) used; replayed ${replay.events.shoe + replay.events.rounds + replay.events.wallet} event(s)`,
+    '',
+    textTable(
+      ['round', 'status', 'Player', 'Banker', 'winner', 'bets', 'staked', 'paid out', 'verdict'],
+      replay.rounds.map((r) => [
+        r.roundId,
+        r.status,
+        r.player.join(' '),
+        r.banker.join(' '),
+        r.winner ?? '-',
+        String(r.bets),
+        String(r.staked),
+        String(r.paidOut),
+        r.ok ? 'ok' : `${r.findings} finding(s)`,
+      ]),
+    ).trimEnd(),
+    '',
+    verdictText(replay.verdict),
+  ];
+  return parts.join('\n');
+}

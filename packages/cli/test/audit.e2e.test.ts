@@ -1,0 +1,325 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RoundAudit, ShoeReplay } from '@croupier/audit';
+import { DomainError, presetConfig, type CommandContext, type Role } from '@croupier/contracts';
+import { createEventStore, type EventStore } from '@croupier/eventstore';
+import { buildApp, loadConfig, System, type SystemOptions } from '@croupier/gateway';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { run, type CommandIo } from '../src/index.js';
+
+/**
+ * `casino audit/replay/export/verify/rebuild` against a real embedded store: a System plays on
+ * a file-backed PGlite, stops, and the commands open the same directory through the gateway's
+ * configuration (EVENTSTORE, DATA_DIR, JWT_SECRET from the environment).
+ */
+const SECRETS = {
+  JWT_SECRET: 'cli-audit-jwt-secret-0123456789abcdef0123',
+  SHOE_SEED_KEY: 'cli-audit-seed-key-0123456789abcdef012345',
+};
+const noop = () => undefined;
+const silent = {
+  level: 'silent',
+  fatal: noop,
+  error: noop,
+  warn: noop,
+  info: noop,
+  debug: noop,
+  trace: noop,
+  silent: noop,
+  child: () => silent,
+} as unknown as SystemOptions['logger'];
+
+function as(id: string, role: Role): CommandContext {
+  return {
+    actor: { id, role },
+    correlationId: randomUUID(),
+    causationId: null,
+    now: () => new Date(),
+  };
+}
+
+async function casino(argv: string[], interactive = false) {
+  let stdout = '';
+  let stderr = '';
+  const io: CommandIo = {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    interactive,
+  };
+  const code = await run(argv, io);
+  return { code, stdout, stderr };
+}
+
+let dataDir: string;
+let storeDir: string;
+let env: Record<string, string>;
+const balances: Record<string, number> = {};
+
+async function startSystem(store: EventStore): Promise<System> {
+  const system = await System.create({
+    config: loadConfig(env),
+    logger: silent,
+    store,
+    autoDeal: false,
+    sweepIntervalMs: 3_600_000,
+  });
+  await system.start();
+  return system;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Plays `rounds` rounds at a single-deck table: each round is a shoe, closed by the next. */
+async function play(system: System, rounds: number): Promise<void> {
+  await system.rounds.openTable(
+    {
+      tableId: 'solo',
+      config: presetConfig('single-deck'),
+      dealing: { mode: 'manual', bettingWindowMs: 0 },
+    },
+    as('olga', 'operator'),
+  );
+  await system.wallets.deposit(
+    { playerId: 'alice', amount: 1_000_000, currency: 'EUR', reference: 'cli-1' },
+    as('olga', 'operator'),
+  );
+  for (let number = 1; number <= rounds + 1; number++) {
+    let round;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        round = await system.rounds.openRound('solo', as('dan', 'dealer'));
+        break;
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'ROUND_IN_PROGRESS') || attempt > 500)
+          throw error;
+        await sleep(10);
+      }
+    }
+    if (number > rounds) break;
+    await system.rounds.placeBets(
+      round.roundId,
+      'alice',
+      [
+        { type: 'banker', amount: 1_000, bankerMode: 'commission' },
+        { type: 'tie', amount: 100 },
+      ],
+      as('alice', 'player'),
+    );
+    await system.rounds.closeBetting(round.roundId, as('dan', 'dealer'));
+    await system.rounds.deal(round.roundId, as('dan', 'dealer'));
+  }
+  for (let attempt = 0; (await system.wallets.getWallet('alice')).openStakes > 0; attempt++) {
+    if (attempt > 500) throw new Error('stakes were not settled in time');
+    await sleep(10);
+  }
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'casino-audit-'));
+  storeDir = join(dataDir, 'eventstore');
+  env = {
+    EVENTSTORE: 'pglite',
+    DATA_DIR: dataDir,
+    ...SECRETS,
+    AUTO_TABLES: '',
+    LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '9',
+  };
+  for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
+  const store = await createEventStore({ kind: 'pglite', dataDir: storeDir });
+  const system = await startSystem(store);
+  await play(system, 2);
+  balances['alice'] = (await system.wallets.getWallet('alice')).balance;
+  await system.stop();
+  await store.close();
+}, 120_000);
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe('casino audit round', () => {
+  it('prints the audit and exits 0 when the round verifies', async () => {
+    const { code, stdout } = await casino(['audit', 'round', 'solo.1.1']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Round solo\.1\.1 \(table solo, shoe solo\.1, rng\)/);
+    expect(stdout).toMatch(/Player \d: [A2-9TJQK][CDHS]@\d+ [A2-9TJQK][CDHS]@\d+/);
+    expect(stdout).toMatch(
+      /alice \(player\)\s+round-solo\.1\.1@\d+ BetPlaced\s+alice bet 1000 on banker/,
+    );
+    expect(stdout).toContain('VERIFIED: every check passed');
+  });
+
+  it('prints the report as JSON with --json', async () => {
+    const { code, stdout } = await casino(['audit', 'round', 'solo.2.1', '--json']);
+    expect(code).toBe(0);
+    const audit = JSON.parse(stdout) as RoundAudit;
+    expect(audit.roundId).toBe('solo.2.1');
+    expect(audit.verdict.ok).toBe(true);
+    expect(audit.bets.map((b) => b.type).sort()).toEqual(['banker', 'tie']);
+  });
+
+  it('names a round that does not exist and a bad id', async () => {
+    const missing = await casino(['audit', 'round', 'solo.9.1']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no round "solo.9.1"');
+    const bad = await casino(['audit', 'round', 'solo']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"solo" is not a round id/);
+  });
+});
+
+describe('casino replay shoe', () => {
+  it('replays a closed shoe, drawing progress on a terminal', async () => {
+    const { code, stdout, stderr } = await casino(['replay', 'shoe', 'solo.1'], true);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/\[#+\] 100% .* streams replayed/);
+    expect(stdout).toMatch(/^Shoe solo\.1 \(closed\): 1 deck\(s\), rng, every-round/);
+    expect(stdout).toContain('VERIFIED: every check passed');
+  });
+
+  it('prints a JSON report for machines, without progress off a terminal', async () => {
+    const { code, stdout, stderr } = await casino(['replay', 'shoe', 'solo.2', '--json']);
+    expect(code).toBe(0);
+    expect(stderr).toBe('');
+    const replay = JSON.parse(stdout) as ShoeReplay;
+    expect(replay.verdict.checks.find((c) => c.check === 'commitment')?.status).toBe('pass');
+  });
+});
+
+describe('casino export and verify', () => {
+  it('exports a shoe that verifies offline; an edited file fails, naming the event', async () => {
+    const file = join(dataDir, 'solo-1.json');
+    const exported = await casino(['export', 'shoe', 'solo.1', '--out', file]);
+    expect(exported.code).toBe(0);
+    expect(exported.stderr).toContain(`verify it with: casino verify ${file}`);
+    const verified = await casino(['verify', file]);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain('VERIFIED: every check passed');
+
+    const content = JSON.parse(await readFile(file, 'utf8')) as {
+      rounds: {
+        roundId: string;
+        events: {
+          type: string;
+          revision: string;
+          data: { payout?: number; lines?: { payout: number }[] };
+        }[];
+      }[];
+    };
+    const settled = content.rounds[0]!.events.find((e) => e.type === 'RoundSettled')!;
+    settled.data.lines![0]!.payout += 1_000;
+    const tampered = join(dataDir, 'tampered.json');
+    await writeFile(tampered, JSON.stringify(content));
+    const failed = await casino(['verify', tampered, '--json']);
+    expect(failed.code).toBe(1);
+    const replay = JSON.parse(failed.stdout) as ShoeReplay;
+    expect(replay.verdict.findings.map((f) => `${f.code} ${f.stream}@${f.revision}`)).toEqual(
+      expect.arrayContaining([
+        `EVENT_EDITED round-solo.1.1@${settled.revision}`,
+        `PAYOUT_MISMATCH round-solo.1.1@${settled.revision}`,
+      ]),
+    );
+  });
+
+  it('refuses a file that is not an export', async () => {
+    const file = join(dataDir, 'not-an-export.json');
+    await writeFile(file, '{"hello": "world"}');
+    const { code, stderr } = await casino(['verify', file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/not a Croupier shoe export/);
+    expect((await casino(['verify', join(dataDir, 'missing.json')])).code).toBe(2);
+  });
+});
+
+describe('casino rebuild', () => {
+  it('rebuilds the read models from the log and prints what they hold', async () => {
+    const { code, stdout } = await casino(['rebuild', '--json']);
+    expect(code).toBe(0);
+    const summary = JSON.parse(stdout) as {
+      events: number;
+      projections: {
+        'table-board': { tableId: string; roundsCompleted: number }[];
+        'wallet-balances': { wallets: { playerId: string; balance: number }[] };
+        'player-history': { players: number; records: number };
+      };
+      failures: unknown[];
+    };
+    expect(summary.failures).toEqual([]);
+    expect(summary.events).toBeGreaterThan(20);
+    expect(summary.projections['table-board']).toMatchObject([
+      { tableId: 'solo', roundsCompleted: 2 },
+    ]);
+    expect(summary.projections['wallet-balances'].wallets).toEqual([
+      expect.objectContaining({ playerId: 'alice', balance: balances['alice'] }),
+    ]);
+    expect(summary.projections['player-history']).toEqual({ players: 1, records: 2 });
+  });
+
+  it('rebuilds only the projections asked for, and names an unknown one', async () => {
+    const { code, stdout } = await casino(['rebuild', '--projection', 'wallet-balances']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/wallet-balances: 1 wallet\(s\)/);
+    expect(stdout).not.toMatch(/table-board/);
+    const bad = await casino(['rebuild', '--projection', 'everything']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(
+      /--projection must be one of table-board, player-history, wallet-balances/,
+    );
+  });
+});
+
+describe('while a gateway holds the embedded store', () => {
+  it('refuses to open it, says so, and works through the API with --url', async () => {
+    const store = await createEventStore({ kind: 'pglite', dataDir: storeDir });
+    const system = await startSystem(store);
+    const app = await buildApp(system);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    vi.stubEnv('PORT', String(port));
+    const url = `http://127.0.0.1:${port}`;
+    try {
+      const direct = await casino(['audit', 'round', 'solo.1.1']);
+      expect(direct.code).toBe(3);
+      expect(direct.stderr).toContain(`The embedded event store ${storeDir} is in use`);
+      expect(direct.stderr).toContain(`a gateway answers on ${url}`);
+      expect(direct.stderr).toContain(`--url ${url}`);
+
+      const audited = await casino(['audit', 'round', 'solo.1.1', '--json', '--url', url]);
+      expect(audited.code).toBe(0);
+      expect((JSON.parse(audited.stdout) as RoundAudit).verdict.ok).toBe(true);
+      const replayed = await casino(['replay', 'shoe', 'solo.2', '--url', url]);
+      expect(replayed.code).toBe(0);
+      const file = join(dataDir, 'via-api.json');
+      expect((await casino(['export', 'shoe', 'solo.2', '--out', file, '--url', url])).code).toBe(
+        0,
+      );
+      expect((await casino(['verify', file])).code).toBe(0);
+      const rebuilt = await casino(['rebuild', '--url', url]);
+      expect(rebuilt.code).toBe(0);
+      expect(rebuilt.stdout).toContain('"table-board"');
+      const refused = await casino([
+        'audit',
+        'round',
+        'solo.1.1',
+        '--url',
+        url,
+        '--token',
+        'nonsense',
+      ]);
+      expect(refused.code).toBe(3);
+      expect(refused.stderr).toMatch(/answered 401 UNAUTHENTICATED/);
+    } finally {
+      await app.close();
+      await system.stop();
+      await store.close();
+      vi.stubEnv('PORT', '9');
+    }
+    expect((await casino(['audit', 'round', 'solo.1.1'])).code).toBe(0);
+  });
+});
