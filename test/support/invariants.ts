@@ -58,6 +58,7 @@ interface RoundFacts {
   settledLines: Map<string, { payout: number; result: string; commission: number }>;
   settlements: number;
   refundLines: Map<string, number>;
+  resettledKinds: Map<string, 'void' | 'correction'>;
 }
 
 /**
@@ -80,6 +81,7 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
   let deposits = 0;
   let withdrawals = 0;
   let commissionCollected = 0;
+  const adjustedInWallet = new Map<string, number>();
 
   const factsOf = (roundId: string): RoundFacts => {
     let facts = rounds.get(roundId);
@@ -95,6 +97,7 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
         settledLines: new Map(),
         settlements: 0,
         refundLines: new Map(),
+        resettledKinds: new Map(),
       };
       rounds.set(roundId, facts);
     }
@@ -151,6 +154,15 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           break;
         case 'CommissionAccrued':
           break;
+        case 'PayoutAdjusted':
+          adjustedInWallet.set(
+            event.data.betId,
+            (adjustedInWallet.get(event.data.betId) ?? 0) + event.data.delta,
+          );
+          balances.set(playerId, balance + event.data.delta);
+          if (event.data.commissionDelta !== 0)
+            problems.push(`bet ${event.data.betId}: commission adjustments are not checked here`);
+          break;
       }
       if ((balances.get(playerId) ?? 0) < 0)
         problems.push(`wallet ${playerId} went below zero at revision ${recorded.revision}`);
@@ -187,6 +199,27 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           for (const hand of [facts.player, facts.banker]) {
             for (const c of hand)
               if (c.position === event.data.shoePosition) c.card = event.data.card;
+          }
+          break;
+        case 'RoundResultCorrected': {
+          const { reason: _reason, ...corrected } = event.data;
+          facts.completed = corrected;
+          break;
+        }
+        case 'RoundResettled':
+          for (const adjustment of event.data.adjustments) {
+            const line = facts.settledLines.get(adjustment.betId);
+            if (line === undefined || line.payout !== adjustment.previousPayout) {
+              problems.push(
+                `bet ${adjustment.betId}: resettled from ${adjustment.previousPayout}, but it was paid ${line?.payout}`,
+              );
+            }
+            facts.settledLines.set(adjustment.betId, {
+              payout: adjustment.payout,
+              result: adjustment.result,
+              commission: adjustment.commission,
+            });
+            facts.resettledKinds.set(adjustment.betId, event.data.kind);
           }
           break;
         case 'RoundCompleted': {
@@ -276,7 +309,13 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
       }
       if (line !== undefined) {
         paidOut += line.payout;
-        if (outcome !== null && facts.rules !== null) {
+        const kind = facts.resettledKinds.get(betId);
+        if (kind === 'void' && line.payout !== bet.amount) {
+          problems.push(
+            `bet ${betId} on voided ${roundId}: paid ${line.payout}, not its stake ${bet.amount}`,
+          );
+        }
+        if (kind !== 'void' && outcome !== null && facts.rules !== null) {
           const expected = settleBet(
             {
               type: bet.type as never,
@@ -293,13 +332,14 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           }
         }
         const walletClosures = closures.get(betId) ?? [];
+        const walletPaid = (walletClosures[0]?.amount ?? 0) + (adjustedInWallet.get(betId) ?? 0);
         if (
           walletClosures.length !== 1 ||
           walletClosures[0]!.kind !== 'payout' ||
-          walletClosures[0]!.amount !== line.payout
+          walletPaid !== line.payout
         ) {
           problems.push(
-            `bet ${betId}: settled at ${line.payout} but the wallet shows ${JSON.stringify(walletClosures)}`,
+            `bet ${betId}: paid ${line.payout} on its round but the wallet shows ${JSON.stringify(walletClosures)} adjusted by ${adjustedInWallet.get(betId) ?? 0}`,
           );
         }
       } else {

@@ -189,6 +189,10 @@ async function decideAndAppend<Command, Event extends DomainEvent, State>(
         })),
         { expectedVersion: loaded.revision ?? 'no-stream' },
       );
+      if (loaded.revision !== null && result.revision <= loaded.revision) {
+        // The store recognized these event ids as already in the stream: a retried step.
+        return { events: [], state: loaded.state, revision: loaded.revision, position: null };
+      }
       let state = loaded.state;
       for (const event of events) state = aggregate.decider.evolve(state, event);
       cacheFor(store, aggregate).set(stream, state, result.revision);

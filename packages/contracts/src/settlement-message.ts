@@ -26,8 +26,10 @@ export const settlementMessageSchema = z
       'Unique per message and stable across re-sends (the BullMQ job id): deduplicate on it.',
     ),
     kind: z
-      .enum(['settlement', 'refund'])
-      .describe('settlement: a bet resolved by a dealt round; refund: a stake returned.'),
+      .enum(['settlement', 'refund', 'adjustment'])
+      .describe(
+        'settlement: a bet resolved by a dealt round; refund: a stake returned; adjustment: a settled bet paid again after its round was voided or its result corrected.',
+      ),
     roundId: roundIdSchema.describe('The round: <tableId>.<shoe number>.<round number>.'),
     tableId: tableIdSchema.describe('The table the round was played at.'),
     shoeId: shoeIdSchema.describe('The shoe the round was dealt from: <tableId>.<shoe number>.'),
@@ -61,8 +63,23 @@ export const settlementMessageSchema = z
       .nullable()
       .describe('How commission is taken at the table; null on a refund.'),
     currency: currencySchema.describe('ISO 4217 code of every amount in the message.'),
+    adjustment: z
+      .object({
+        previousPayout: minorUnitsSchema.describe('What the bet had been paid.'),
+        delta: z
+          .number()
+          .int()
+          .describe('payout - previousPayout: credit it (a negative delta takes money back).'),
+        commissionDelta: z
+          .number()
+          .int()
+          .describe('Change of the commission (owed, on accrued-commission tables).'),
+      })
+      .strict()
+      .nullable()
+      .describe('Adjustments only: what changes for a bet settled before. Apply delta, not payout.'),
     reason: z
-      .enum(['voided', 'cleared'])
+      .enum(['voided', 'cleared', 'corrected'])
       .nullable()
       .describe(
         'Why a stake was refunded (refunds only): the round was voided, or the player cleared the bet.',

@@ -26,6 +26,7 @@ const message: SettlementMessage = {
   commission: 50,
   commissionMode: 'deducted',
   currency: 'EUR',
+  adjustment: null,
   reason: null,
   settlementId: '1d2e3f40-5a6b-5c7d-8e9f-a0b1c2d3e4f5',
   shiftId: '2e3f4051-6b7c-4d8e-9fa0-b1c2d3e4f506',

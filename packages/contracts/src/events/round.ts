@@ -153,6 +153,24 @@ export const roundCompleted = eventSchema(
     .strict(),
 );
 
+/**
+ * A completed round's result after a supervisor corrected one of its cards (a misread found
+ * after the round completed). Settlement then resettles the round: compensating, never editing.
+ */
+export const roundResultCorrected = eventSchema(
+  'RoundResultCorrected',
+  z
+    .object({
+      roundId: roundIdSchema,
+      /** Why: the reason the supervisor gave for the card correction. */
+      reason: z.string().min(1).max(500),
+      player: handResultSchema,
+      banker: handResultSchema,
+      winner: winnerSchema,
+    })
+    .strict(),
+);
+
 export const settlementLineSchema = z
   .object({
     betId: uuidSchema,
@@ -216,6 +234,44 @@ export const betsRefunded = eventSchema(
     .strict(),
 );
 
+export const adjustmentSchema = z
+  .object({
+    betId: uuidSchema,
+    playerId: playerIdSchema,
+    stake: positiveMinorUnitsSchema,
+    /** What the bet had been paid. */
+    previousPayout: minorUnitsSchema,
+    /** What it is paid now. */
+    payout: minorUnitsSchema,
+    /** payout - previousPayout: credited (or taken back, when negative) to the wallet. */
+    delta: z.number().int(),
+    result: z.enum(['win', 'lose', 'push', 'refund']),
+    previousCommission: minorUnitsSchema,
+    commission: minorUnitsSchema,
+    commissionMode: z.enum(['deducted', 'accrued']),
+    seat: z.number().int().min(1).max(9).nullable(),
+  })
+  .strict();
+export type Adjustment = z.infer<typeof adjustmentSchema>;
+
+/**
+ * A settled round settled again: voided after settlement (every bet back to its stake) or
+ * after a card correction (every bet paid by the corrected result). Each line says what the
+ * bet had been paid and what it is paid now; wallets apply the difference.
+ */
+export const roundResettled = eventSchema(
+  'RoundResettled',
+  z
+    .object({
+      ...roundPlaceShape,
+      resettlementId: uuidSchema,
+      kind: z.enum(['void', 'correction']),
+      reason: z.string().min(1).max(500),
+      adjustments: z.array(adjustmentSchema),
+    })
+    .strict(),
+);
+
 export const roundEventSchema = z.discriminatedUnion('type', [
   roundOpened,
   betPlaced,
@@ -226,7 +282,9 @@ export const roundEventSchema = z.discriminatedUnion('type', [
   roundPaused,
   roundResumed,
   roundCompleted,
+  roundResultCorrected,
   roundSettled,
+  roundResettled,
   betsRefunded,
   roundVoided,
 ]);

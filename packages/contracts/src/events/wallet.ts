@@ -92,6 +92,28 @@ export const commissionCollected = eventSchema(
     .strict(),
 );
 
+/**
+ * A settled bet paid again after its round was resettled: `delta` is credited (or taken back,
+ * when negative: a balance may then go below zero, as a debt the player owes). On an
+ * accrued-commission table `commissionDelta` changes the commission owed.
+ */
+export const payoutAdjusted = eventSchema(
+  'PayoutAdjusted',
+  z
+    .object({
+      playerId: playerIdSchema,
+      betId: uuidSchema,
+      roundId: roundIdSchema,
+      resettlementId: uuidSchema,
+      delta: z.number().int(),
+      commissionDelta: z.number().int(),
+      tableId: tableIdSchema,
+      shiftId: uuidSchema,
+      reason: z.enum(['void', 'correction']),
+    })
+    .strict(),
+);
+
 export const walletEventSchema = z.discriminatedUnion('type', [
   fundsDeposited,
   fundsWithdrawn,
@@ -100,5 +122,6 @@ export const walletEventSchema = z.discriminatedUnion('type', [
   stakeRefunded,
   commissionAccrued,
   commissionCollected,
+  payoutAdjusted,
 ]);
 export type WalletEvent = z.infer<typeof walletEventSchema>;

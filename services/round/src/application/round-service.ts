@@ -322,7 +322,8 @@ export class RoundService {
       throw new DomainError('WRONG_CARD_SOURCE', 'a scanner table posts each card it reads');
     if (round.status === 'betting')
       throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
-    if (round.status === 'voided') throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided`);
+    if (round.status === 'voided')
+      throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided`);
     if (round.status === 'completed') return round; // dealt already: a retried deal
     if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
     const cards = await this.shoes.drawRound(

@@ -218,7 +218,7 @@ describe('round decider', () => {
       .thenThrows({ code: 'INVALID_CORRECTION' });
   });
 
-  it('pauses, resumes and voids; a completed round cannot be voided here', () => {
+  it('pauses, resumes and voids, a completed round too', () => {
     const pause: RoundCommand = { type: 'PauseRound', reason: 'card on the floor' };
     spec
       .given([opened()])
@@ -230,9 +230,40 @@ describe('round decider', () => {
       .when({ type: 'VoidRound', reason: 'table fault' })
       .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'table fault' } }]);
     const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    // A completed round can still be voided: settlement then resettles every bet to its stake.
     spec
       .given([opened(), closed, ...completed])
       .when({ type: 'VoidRound', reason: 'late' })
-      .thenThrows({ code: 'ROUND_FINISHED' });
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } }]);
+    const voided = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } } as const;
+    spec
+      .given([opened(), closed, ...completed, voided])
+      .when({ type: 'VoidRound', reason: 'again' })
+      .then([]);
+  });
+
+  it('corrects a card of a completed round only if the round stays complete, and corrects its result', () => {
+    const scanner = opened({ cardSource: 'scanner' });
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const confirmed = roundDecider.decide(
+      { type: 'ConfirmResult' },
+      spec.stateAfter([scanner, closed, ...dealt]),
+    );
+    const history = [scanner, closed, ...dealt, ...confirmed];
+    // Banker's second card 3S read as 7S: Banker 9 ties Player 9.
+    const [correctedCard, corrected] = roundDecider.decide(
+      { type: 'CorrectCard', shoePosition: 13, card: '7S', reason: 'video review' },
+      spec.stateAfter(history),
+    );
+    expect(correctedCard?.type).toBe('CardCorrected');
+    expect(corrected).toMatchObject({
+      type: 'RoundResultCorrected',
+      data: { winner: 'tie', reason: 'video review' },
+    });
+    // Player's first card 9C read as 4C: Player 4 would draw: the round cannot stay complete.
+    spec
+      .given(history)
+      .when({ type: 'CorrectCard', shoePosition: 10, card: '4C', reason: 'video review' })
+      .thenThrows({ code: 'INVALID_CORRECTION' });
   });
 });

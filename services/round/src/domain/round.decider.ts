@@ -18,6 +18,7 @@ import {
   type RoundId,
   type RoundRules,
   type SettlementLine,
+  type Adjustment,
   type ShoeId,
   type TableId,
 } from '@croupier/contracts';
@@ -84,6 +85,8 @@ export interface RoundState {
   readonly banker: readonly CardAt[];
   readonly settlementId: string | null;
   readonly settledLines: readonly SettlementLine[];
+  /** Per-bet adjustments of every resettlement, in order (a void or a corrected result). */
+  readonly adjustments: readonly Adjustment[];
   readonly refundedBetIds: ReadonlySet<string>;
 }
 
@@ -104,6 +107,7 @@ export const initialRoundState = (): RoundState => ({
   banker: [],
   settlementId: null,
   settledLines: [],
+  adjustments: [],
   refundedBetIds: new Set(),
 });
 
@@ -171,6 +175,7 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
       const { shoePosition, card } = event.data;
       const player = replaceCard(state.player, shoePosition, card);
       const banker = replaceCard(state.banker, shoePosition, card);
+      if (state.status === 'completed') return { ...state, player, banker };
       const complete = nextCardRecipient(cardsOf(player), cardsOf(banker)) === null;
       return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
     }
@@ -180,6 +185,10 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
       return { ...state, paused: false };
     case 'RoundCompleted':
       return { ...state, status: 'completed' };
+    case 'RoundResultCorrected':
+      return state;
+    case 'RoundResettled':
+      return { ...state, adjustments: [...state.adjustments, ...event.data.adjustments] };
     case 'RoundSettled':
       return { ...state, settlementId: event.data.settlementId, settledLines: event.data.lines };
     case 'BetsRefunded': {
@@ -348,7 +357,8 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       return dealCards(command, state);
     case 'CorrectCard': {
       requireOpen(state);
-      requireNotFinished(state);
+      if (state.status === 'voided')
+        throw new DomainError('ROUND_FINISHED', `round ${state.roundId} was voided`);
       if (state.cardSource !== 'scanner')
         throw new DomainError('WRONG_CARD_SOURCE', 'only scanned cards can be corrected');
       const old = [...state.player, ...state.banker].find(
@@ -361,11 +371,11 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         );
       }
       if (old.card === command.card) return [];
+      const player = replaceCard(state.player, command.shoePosition, command.card);
+      const banker = replaceCard(state.banker, command.shoePosition, command.card);
+      let due: Hand | null;
       try {
-        nextCardRecipient(
-          cardsOf(replaceCard(state.player, command.shoePosition, command.card)),
-          cardsOf(replaceCard(state.banker, command.shoePosition, command.card)),
-        );
+        due = nextCardRecipient(cardsOf(player), cardsOf(banker));
       } catch (error) {
         if (error instanceof InvalidDealError) {
           throw new DomainError(
@@ -375,17 +385,30 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         }
         throw error;
       }
-      return [
-        {
-          type: 'CardCorrected',
-          data: {
-            roundId: state.roundId,
-            shoePosition: command.shoePosition,
-            previous: old.card,
-            card: command.card,
-            reason: command.reason,
-          },
+      const corrected: RoundEvent = {
+        type: 'CardCorrected',
+        data: {
+          roundId: state.roundId,
+          shoePosition: command.shoePosition,
+          previous: old.card,
+          card: command.card,
+          reason: command.reason,
         },
+      };
+      if (state.status !== 'completed') return [corrected];
+      // A completed round can only take a correction that leaves it complete: its result is
+      // corrected, and settlement pays the difference (never by editing the settlement).
+      if (due !== null) {
+        throw new DomainError(
+          'INVALID_CORRECTION',
+          `with ${command.card} at position ${command.shoePosition} the round would need another card; void the round instead`,
+        );
+      }
+      const completed = completion(state, player, banker);
+      if (completed.type !== 'RoundCompleted') throw new Error('completion yields RoundCompleted');
+      return [
+        corrected,
+        { type: 'RoundResultCorrected', data: { ...completed.data, reason: command.reason } },
       ];
     }
     case 'ConfirmResult':
@@ -407,14 +430,10 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         throw new DomainError('ROUND_NOT_PAUSED', `round ${state.roundId} is not paused`);
       return [{ type: 'RoundResumed', data: { roundId: state.roundId } }];
     case 'VoidRound':
+      // A completed (even settled) round may be voided too: settlement then takes every bet back
+      // to its stake with compensating records.
       requireOpen(state);
       if (state.status === 'voided') return [];
-      if (state.status === 'completed') {
-        throw new DomainError(
-          'ROUND_FINISHED',
-          `round ${state.roundId} is complete; a settled round is corrected by resettlement`,
-        );
-      }
       return [{ type: 'RoundVoided', data: { roundId: state.roundId, reason: command.reason } }];
   }
 }

@@ -36,6 +36,16 @@ export const roundViewSchema = z.object({
       bankerPair: z.boolean(),
     })
     .nullable(),
+  adjustments: z.array(
+    z.object({
+      betId: z.string(),
+      playerId: z.string(),
+      previousPayout: z.number().int(),
+      payout: z.number().int(),
+      delta: z.number().int(),
+      result: z.string(),
+    }),
+  ),
   settlement: z
     .object({
       settlementId: z.string(),
@@ -87,6 +97,16 @@ export function roundView(state: RoundState, viewer: Principal): RoundView {
             playerPair: result.playerPair,
             bankerPair: result.bankerPair,
           },
+    adjustments: state.adjustments
+      .filter((adjustment) => mine(adjustment.playerId))
+      .map(({ betId, playerId, previousPayout, payout, delta, result }) => ({
+        betId,
+        playerId,
+        previousPayout,
+        payout,
+        delta,
+        result,
+      })),
     settlement:
       state.settlementId === null
         ? null

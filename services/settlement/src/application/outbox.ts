@@ -8,7 +8,7 @@ import {
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
 import type { SettlementBus } from '@croupier/messaging';
 
-export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded'] as const;
+export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded', 'RoundResettled'] as const;
 
 /** The public messages of one settlement record: one per bet line. */
 export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] {
@@ -44,6 +44,7 @@ export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] 
       commission: line.commission,
       commissionMode: line.commissionMode,
       currency,
+      adjustment: null,
       reason: null,
       settlementId,
       shiftId,
@@ -69,8 +70,42 @@ export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] 
       commission: 0,
       commissionMode: null,
       currency,
+      adjustment: null,
       reason,
       settlementId: refundId,
+      shiftId,
+    }));
+  }
+  if (record.type === 'RoundResettled') {
+    const { roundId, tableId, shoeId, currency, shiftId, resettlementId, kind } = record.data;
+    return record.data.adjustments.map((adjustment) => ({
+      ...common,
+      messageId: deterministicId('settlement-message', event.id, adjustment.betId),
+      kind: 'adjustment',
+      roundId,
+      tableId,
+      shoeId,
+      playerId: adjustment.playerId,
+      betId: adjustment.betId,
+      betType: null,
+      bankerMode: null,
+      seat: adjustment.seat,
+      stake: adjustment.stake,
+      payout: adjustment.payout,
+      result: adjustment.result,
+      commission: adjustment.commission,
+      commissionMode: adjustment.commissionMode,
+      currency,
+      adjustment: {
+        previousPayout: adjustment.previousPayout,
+        delta: adjustment.delta,
+        commissionDelta:
+          adjustment.commissionMode === 'accrued'
+            ? adjustment.commission - adjustment.previousCommission
+            : 0,
+      },
+      reason: kind === 'void' ? 'voided' : 'corrected',
+      settlementId: resettlementId,
       shiftId,
     }));
   }

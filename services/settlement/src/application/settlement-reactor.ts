@@ -27,6 +27,8 @@ function recordIds(events: readonly RoundEvent[]): string[] {
   return events.map((event) => {
     if (event.type === 'RoundSettled') return deterministicId(event.type, event.data.settlementId);
     if (event.type === 'BetsRefunded') return deterministicId(event.type, event.data.refundId);
+    if (event.type === 'RoundResettled')
+      return deterministicId(event.type, event.data.resettlementId);
     throw new Error(`settlement does not record ${event.type}`);
   });
 }
@@ -41,8 +43,34 @@ export async function settle(store: EventStore, event: RecordedEvent): Promise<v
     case 'RoundCompleted':
       command = { type: 'SettleRound', settlementId: settlementIdOf(round.data.roundId) };
       break;
-    case 'RoundVoided':
-      command = { type: 'RefundVoidedRound', refundId: voidRefundIdOf(round.data.roundId) };
+    case 'RoundVoided': {
+      // Voided before settlement: refund the stakes. After: resettle every bet to its stake.
+      const { roundId, reason } = round.data;
+      await handle(
+        store,
+        settlementAggregate,
+        stream,
+        (state): SettlementCommand =>
+          state.settlementId === null
+            ? { type: 'RefundVoidedRound', refundId: voidRefundIdOf(roundId) }
+            : {
+                type: 'ResettleRound',
+                resettlementId: deterministicId('resettlement', event.id),
+                kind: 'void',
+                reason,
+              },
+        context,
+        { eventIds: recordIds },
+      );
+      return;
+    }
+    case 'RoundResultCorrected':
+      command = {
+        type: 'ResettleRound',
+        resettlementId: deterministicId('resettlement', event.id),
+        kind: 'correction',
+        reason: round.data.reason,
+      };
       break;
     case 'BetsCleared':
       command = {
@@ -57,7 +85,12 @@ export async function settle(store: EventStore, event: RecordedEvent): Promise<v
   await handle(store, settlementAggregate, stream, command, context, { eventIds: recordIds });
 }
 
-export const SETTLEMENT_TRIGGERS = ['RoundCompleted', 'RoundVoided', 'BetsCleared'] as const;
+export const SETTLEMENT_TRIGGERS = [
+  'RoundCompleted',
+  'RoundVoided',
+  'BetsCleared',
+  'RoundResultCorrected',
+] as const;
 
 /**
  * Settles completed rounds, refunds voided rounds and cleared bets: one checkpointed

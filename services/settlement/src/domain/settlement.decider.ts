@@ -2,6 +2,7 @@ import { settleBet, type RoundOutcome } from '@croupier/baccarat';
 import {
   DomainError,
   type PlacedBet,
+  type Adjustment,
   type RefundLine,
   type RoundEvent,
   type RoundRules,
@@ -17,7 +18,8 @@ import type { Decider } from '@croupier/eventstore';
 export type SettlementCommand =
   | { type: 'SettleRound'; settlementId: string }
   | { type: 'RefundVoidedRound'; refundId: string }
-  | { type: 'RefundClearedBets'; refundId: string; betIds: readonly string[] };
+  | { type: 'RefundClearedBets'; refundId: string; betIds: readonly string[] }
+  | { type: 'ResettleRound'; resettlementId: string; kind: 'void' | 'correction'; reason: string };
 
 type Completed = Extract<RoundEvent, { type: 'RoundCompleted' }>['data'];
 
@@ -35,7 +37,16 @@ export interface SettlementState {
   readonly completed: Completed | null;
   readonly voided: boolean;
   readonly settlementId: string | null;
+  /** What each settled bet is paid now: the settlement, as adjusted by resettlements since. */
+  readonly paid: ReadonlyMap<string, PaidLine>;
+  readonly resettlements: ReadonlySet<string>;
   readonly refunded: ReadonlySet<string>;
+}
+
+export interface PaidLine {
+  readonly payout: number;
+  readonly commission: number;
+  readonly result: 'win' | 'lose' | 'push' | 'refund';
 }
 
 export const initialSettlementState = (): SettlementState => ({
@@ -50,6 +61,8 @@ export const initialSettlementState = (): SettlementState => ({
   completed: null,
   voided: false,
   settlementId: null,
+  paid: new Map(),
+  resettlements: new Set(),
   refunded: new Set(),
 });
 
@@ -85,7 +98,22 @@ export function evolveSettlement(state: SettlementState, event: RoundEvent): Set
     case 'RoundCompleted':
       return { ...state, completed: event.data };
     case 'RoundSettled':
-      return { ...state, settlementId: event.data.settlementId };
+      return {
+        ...state,
+        settlementId: event.data.settlementId,
+        paid: new Map(event.data.lines.map((line) => [line.betId, line])),
+      };
+    case 'RoundResultCorrected': {
+      const { reason: _reason, ...completed } = event.data;
+      return { ...state, completed };
+    }
+    case 'RoundResettled': {
+      const paid = new Map(state.paid);
+      for (const adjustment of event.data.adjustments) paid.set(adjustment.betId, adjustment);
+      const resettlements = new Set(state.resettlements);
+      resettlements.add(event.data.resettlementId);
+      return { ...state, paid, resettlements };
+    }
     case 'BetsRefunded': {
       const refunded = new Set(state.refunded);
       const cleared = new Map(state.cleared);
@@ -188,6 +216,7 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
     case 'RefundVoidedRound': {
       if (!state.voided)
         throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not voided`);
+      if (state.settlementId !== null) return []; // settled first: resettled, not refunded
       const lines = [...state.standing.values(), ...state.cleared.values()]
         .filter((bet) => !state.refunded.has(bet.betId))
         .map(refundLine);
@@ -196,6 +225,50 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
         {
           type: 'BetsRefunded',
           data: { ...placeOf(state), refundId: command.refundId, reason: 'voided', lines },
+        },
+      ];
+    }
+    case 'ResettleRound': {
+      if (state.resettlements.has(command.resettlementId) || state.settlementId === null) return [];
+      const rules = state.rules;
+      const outcome = command.kind === 'correction' ? outcomeOf(state.completed!) : null;
+      const adjustments: Adjustment[] = [...state.standing.values()].map((bet) => {
+        const before = state.paid.get(bet.betId) ?? { payout: 0, commission: 0 };
+        const after =
+          outcome === null
+            ? { payout: bet.amount, commission: 0, result: 'refund' as const }
+            : settleBet(
+                { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
+                outcome,
+                rules,
+              );
+        return {
+          betId: bet.betId,
+          playerId: bet.playerId,
+          stake: bet.amount,
+          previousPayout: before.payout,
+          payout: after.payout,
+          delta: after.payout - before.payout,
+          result: after.result,
+          previousCommission: before.commission,
+          commission: after.commission,
+          commissionMode: rules.commission,
+          seat: bet.seat,
+        };
+      });
+      // A correction that changes nothing anyone is paid moves no money: nothing to record.
+      if (adjustments.every((a) => a.delta === 0 && a.commission === a.previousCommission))
+        return [];
+      return [
+        {
+          type: 'RoundResettled',
+          data: {
+            ...placeOf(state),
+            resettlementId: command.resettlementId,
+            kind: command.kind,
+            reason: command.reason,
+            adjustments,
+          },
         },
       ];
     }

@@ -412,7 +412,9 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
       ];
     }
     case 'CorrectCard': {
-      requireDealing(state);
+      // Also after the shoe closed: a misread found in a settled round is corrected afterwards.
+      if (state.status === 'none')
+        throw new DomainError('SHOE_NOT_FOUND', 'the shoe has not been shuffled');
       if (state.cardSource !== 'scanner')
         throw new DomainError('WRONG_CARD_SOURCE', 'only scanned cards can be misread');
       const drawn = state.rounds

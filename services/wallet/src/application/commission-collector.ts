@@ -6,43 +6,53 @@ import {
 } from '@croupier/application';
 import { dealerChanged, streams, walletEventSchema } from '@croupier/contracts';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
-import { shiftKey } from '../domain/wallet.decider.js';
 import type { WalletService } from './wallet-service.js';
 
-/** Which players owe accrued commission for which table dealer shift. */
+/** Which players owe accrued commission at which table, for any dealer shift. */
 export class CommissionLedger implements Projection {
   readonly name = 'commission-ledger';
-  private readonly owing = new Map<string, Map<string, number>>();
+  /** table -> player -> shift -> owed */
+  private readonly owing = new Map<string, Map<string, Map<string, number>>>();
 
   apply(event: RecordedEvent): void {
-    if (event.type !== 'CommissionAccrued' && event.type !== 'CommissionCollected') return;
+    if (!['CommissionAccrued', 'CommissionCollected', 'PayoutAdjusted'].includes(event.type))
+      return;
     const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
-    if (parsed.type !== 'CommissionAccrued' && parsed.type !== 'CommissionCollected') return;
-    const key = shiftKey(parsed.data.tableId, parsed.data.shiftId);
-    const players = this.owing.get(key) ?? new Map<string, number>();
-    const sign = parsed.type === 'CommissionAccrued' ? 1 : -1;
-    const left = (players.get(parsed.data.playerId) ?? 0) + sign * parsed.data.amount;
-    if (left > 0) players.set(parsed.data.playerId, left);
-    else players.delete(parsed.data.playerId);
-    if (players.size > 0) this.owing.set(key, players);
-    else this.owing.delete(key);
+    let change: number;
+    if (parsed.type === 'CommissionAccrued') change = parsed.data.amount;
+    else if (parsed.type === 'CommissionCollected') change = -parsed.data.amount;
+    else if (parsed.type === 'PayoutAdjusted') change = parsed.data.commissionDelta;
+    else return;
+    const { tableId, playerId, shiftId } = parsed.data;
+    const players = this.owing.get(tableId) ?? new Map<string, Map<string, number>>();
+    const shifts = players.get(playerId) ?? new Map<string, number>();
+    const left = (shifts.get(shiftId) ?? 0) + change;
+    if (left > 0) shifts.set(shiftId, left);
+    else shifts.delete(shiftId);
+    if (shifts.size > 0) players.set(playerId, shifts);
+    else players.delete(playerId);
+    if (players.size > 0) this.owing.set(tableId, players);
+    else this.owing.delete(tableId);
   }
 
   reset(): void {
     this.owing.clear();
   }
 
-  playersOwing(tableId: string, shiftId: string): string[] {
-    return [...(this.owing.get(shiftKey(tableId, shiftId))?.keys() ?? [])];
+  /** Players owing commission at the table for any shift but `exceptShift`. */
+  playersOwing(tableId: string, exceptShift: string): string[] {
+    return [...(this.owing.get(tableId) ?? [])]
+      .filter(([, shifts]) => [...shifts.keys()].some((shift) => shift !== exceptShift))
+      .map(([playerId]) => playerId);
   }
 }
 
 /**
  * Collects accrued commission when a dealer shift ends (land-based tables, seed 002): on each
- * DealerChanged, every player owing commission for the shift that ended pays it. Collection is
- * keyed by shift, so a replayed DealerChanged collects nothing twice. Commission accrued from a
- * settlement the wallet applies after the change is collected at the next one; until then it
- * stays held back from the player's available balance.
+ * DealerChanged, every player owing commission at the table for an earlier shift pays it. A
+ * replayed DealerChanged collects nothing twice (what was collected is no longer owed), and
+ * commission accrued late (a settlement the wallet applied after the change) is collected at
+ * the next change; until then it is held back from the player's available balance.
  */
 export function startCommissionCollector(
   store: EventStore,
@@ -60,13 +70,13 @@ export function startCommissionCollector(
       const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
       await hub.sync();
       const context = causedBy(systemContext('commission-collector'), event.id);
-      for (const playerId of ledger.playersOwing(change.tableId, change.previousShiftId)) {
+      for (const playerId of ledger.playersOwing(change.tableId, change.shiftId)) {
         await wallet.collectCommission(
           playerId,
           {
             type: 'CollectCommission',
             tableId: change.tableId,
-            shiftId: change.previousShiftId,
+            currentShiftId: change.shiftId,
             dealerChangeId: event.id,
           },
           context,

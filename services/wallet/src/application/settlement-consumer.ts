@@ -14,9 +14,34 @@ export async function applySettlementMessage(
   context: CommandContext = systemContext('wallet-consumer'),
 ): Promise<void> {
   const caused = causedBy(context, message.eventId);
+  if (message.kind === 'adjustment') {
+    const adjustment = message.adjustment;
+    if (adjustment === null)
+      throw new Error(`adjustment message ${message.messageId} carries no adjustment`);
+    await wallet.adjustPayout(
+      message.playerId,
+      {
+        type: 'AdjustPayout',
+        resettlementId: message.settlementId,
+        roundId: message.roundId,
+        betId: message.betId,
+        delta: adjustment.delta,
+        commissionDelta: adjustment.commissionDelta,
+        tableId: message.tableId,
+        shiftId: message.shiftId,
+        reason: message.reason === 'voided' ? 'void' : 'correction',
+      },
+      caused,
+    );
+    return;
+  }
   if (message.kind === 'refund') {
     await wallet.refundStake(
-      { playerId: message.playerId, betId: message.betId, reason: message.reason ?? 'voided' },
+      {
+        playerId: message.playerId,
+        betId: message.betId,
+        reason: message.reason === 'cleared' ? 'cleared' : 'voided',
+      },
       caused,
     );
     return;

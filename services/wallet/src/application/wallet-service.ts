@@ -33,7 +33,14 @@ function walletEventId(event: WalletEvent): string {
     case 'CommissionAccrued':
       return deterministicId(event.type, event.data.settlementId, event.data.betId);
     case 'CommissionCollected':
-      return deterministicId(event.type, event.data.dealerChangeId, event.data.playerId);
+      return deterministicId(
+        event.type,
+        event.data.dealerChangeId,
+        event.data.playerId,
+        event.data.shiftId,
+      );
+    case 'PayoutAdjusted':
+      return deterministicId(event.type, event.data.resettlementId, event.data.betId);
   }
 }
 
@@ -59,22 +66,6 @@ export interface WalletTransaction {
   readonly reference: string | null;
   readonly at: string;
   readonly revision: string;
-}
-
-/** How an event moves the balance. */
-export function balanceChange(event: WalletEvent): number {
-  switch (event.type) {
-    case 'FundsDeposited':
-    case 'PayoutCredited':
-    case 'StakeRefunded':
-      return event.data.amount;
-    case 'FundsWithdrawn':
-    case 'StakeDebited':
-    case 'CommissionCollected':
-      return -event.data.amount;
-    case 'CommissionAccrued':
-      return 0;
-  }
 }
 
 export function viewOf(
@@ -155,6 +146,14 @@ export class WalletService implements WalletPort {
     await this.run(playerId, command, context);
   }
 
+  async adjustPayout(
+    playerId: PlayerId,
+    command: Extract<WalletCommand, { type: 'AdjustPayout' }>,
+    context: CommandContext,
+  ): Promise<void> {
+    await this.run(playerId, command, context);
+  }
+
   async collectCommission(
     playerId: PlayerId,
     command: Extract<WalletCommand, { type: 'CollectCommission' }>,
@@ -171,19 +170,21 @@ export class WalletService implements WalletPort {
   /** The wallet's movements, newest first, each with the balance after it. */
   async transactions(playerId: PlayerId, limit = 50): Promise<WalletTransaction[]> {
     const recorded = await this.store.readStream(streams.wallet(playerId));
-    let balance = 0;
+    // The wallet's own fold gives each movement's effect, commission adjustments included.
+    let state = walletDecider.initialState();
     const all = recorded.map((r): WalletTransaction => {
       const event = walletAggregate.parse(r);
-      const change = balanceChange(event);
-      balance += change;
+      const before = state.balance;
+      state = walletDecider.evolve(state, event);
       const d = event.data as Partial<Record<'roundId' | 'betId' | 'reference', string>> & {
-        amount: number;
+        amount?: number;
+        delta?: number;
       };
       return {
         type: event.type,
-        amount: d.amount,
-        change,
-        balanceAfter: balance,
+        amount: d.amount ?? d.delta ?? 0,
+        change: state.balance - before,
+        balanceAfter: state.balance,
         roundId: d.roundId ?? null,
         betId: d.betId ?? null,
         reference: d.reference ?? null,

@@ -99,6 +99,7 @@ describe('wallet decider', () => {
   });
 
   it('holds accrued commission back until its dealer shift ends, then collects it', () => {
+    // (The shift still running is not collected; BET stands in for a later shift's id.)
     const accrued: WalletEvent = {
       type: 'CommissionAccrued',
       data: {
@@ -125,7 +126,7 @@ describe('wallet decider', () => {
       .when({
         type: 'CollectCommission',
         tableId: 'salon',
-        shiftId: SHIFT,
+        currentShiftId: BET,
         dealerChangeId: SETTLEMENT,
       })
       .then([
@@ -145,9 +146,36 @@ describe('wallet decider', () => {
       .when({
         type: 'CollectCommission',
         tableId: 'salon',
-        shiftId: BET,
+        currentShiftId: SHIFT,
         dealerChangeId: SETTLEMENT,
       })
       .then([]);
+  });
+});
+
+describe('resettlement', () => {
+  it('applies a payout adjustment, taking winnings back or paying more', () => {
+    const adjust = (delta: number, commissionDelta = 0) =>
+      ({
+        type: 'AdjustPayout',
+        resettlementId: SETTLEMENT,
+        roundId: 't1.1.1',
+        betId: BET,
+        delta,
+        commissionDelta,
+        tableId: 'salon',
+        shiftId: SHIFT,
+        reason: 'correction',
+      }) as const;
+    const [adjusted] = walletDecider.decide(adjust(-500), spec.stateAfter([deposited]));
+    expect(adjusted).toMatchObject({
+      type: 'PayoutAdjusted',
+      data: { playerId: 'alice', delta: -500 },
+    });
+    expect(spec.stateAfter([deposited, adjusted!]).balance).toBe(500);
+    spec.given([deposited]).when(adjust(0)).then([]);
+    // Commission reduced after it was collected comes back to the balance.
+    const [reduced] = walletDecider.decide(adjust(0, -20), spec.stateAfter([deposited]));
+    expect(spec.stateAfter([deposited, reduced!]).balance).toBe(1_020);
   });
 });

@@ -32,7 +32,19 @@ export type WalletCommand =
       roundId: RoundId;
       reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
     }
-  | { type: 'CollectCommission'; tableId: string; shiftId: string; dealerChangeId: string };
+  | {
+      type: 'AdjustPayout';
+      resettlementId: string;
+      roundId: RoundId;
+      betId: string;
+      delta: number;
+      commissionDelta: number;
+      tableId: string;
+      shiftId: string;
+      reason: 'void' | 'correction';
+    }
+  /** Collects the commission owed at a table for every shift but the one now running. */
+  | { type: 'CollectCommission'; tableId: string; currentShiftId: string; dealerChangeId: string };
 
 export interface OpenStake {
   readonly roundId: RoundId;
@@ -108,6 +120,20 @@ export function evolveWallet(state: WalletState, event: WalletEvent): WalletStat
       const commissionOwed = new Map(state.commissionOwed);
       commissionOwed.set(key, (commissionOwed.get(key) ?? 0) + event.data.amount);
       return { ...state, commissionOwed };
+    }
+    case 'PayoutAdjusted': {
+      const key = shiftKey(event.data.tableId, event.data.shiftId);
+      const commissionOwed = new Map(state.commissionOwed);
+      const owed = (commissionOwed.get(key) ?? 0) + event.data.commissionDelta;
+      // Commission already collected and now reduced comes back to the balance.
+      const overCollected = owed < 0 ? -owed : 0;
+      if (owed > 0) commissionOwed.set(key, owed);
+      else commissionOwed.delete(key);
+      return {
+        ...state,
+        balance: state.balance + event.data.delta + overCollected,
+        commissionOwed,
+      };
     }
     case 'CommissionCollected': {
       const key = shiftKey(event.data.tableId, event.data.shiftId);
@@ -264,21 +290,29 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
         },
       ];
     }
+    case 'AdjustPayout': {
+      if (!Number.isSafeInteger(command.delta) || !Number.isSafeInteger(command.commissionDelta)) {
+        throw new DomainError('INVALID_AMOUNT', 'adjustments are whole numbers of minor units');
+      }
+      if (command.delta === 0 && command.commissionDelta === 0) return [];
+      const { type: _type, ...data } = command;
+      return [{ type: 'PayoutAdjusted', data: { playerId: state.playerId, ...data } }];
+    }
     case 'CollectCommission': {
-      const owed = state.commissionOwed.get(shiftKey(command.tableId, command.shiftId)) ?? 0;
-      if (owed === 0) return [];
-      return [
-        {
+      const prefix = shiftKey(command.tableId, '');
+      const current = shiftKey(command.tableId, command.currentShiftId);
+      return [...state.commissionOwed]
+        .filter(([key, owed]) => key.startsWith(prefix) && key !== current && owed > 0)
+        .map(([key, owed]) => ({
           type: 'CommissionCollected',
           data: {
             playerId: state.playerId,
             tableId: command.tableId,
-            shiftId: command.shiftId,
+            shiftId: key.slice(prefix.length),
             amount: owed,
             dealerChangeId: command.dealerChangeId,
           },
-        },
-      ];
+        }));
     }
   }
 }

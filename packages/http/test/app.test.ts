@@ -1,0 +1,132 @@
+import { DomainError } from '@croupier/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createHttpApp, principalOf, TokenAuthority, type HttpApp } from '../src/index.js';
+
+const tokens = new TokenAuthority('unit-test-secret-0123456789abcdef01234');
+
+describe('the HTTP app every service builds on', () => {
+  let app: HttpApp;
+  beforeAll(async () => {
+    app = await createHttpApp({
+      title: 't',
+      version: '1',
+      tokens,
+      readiness: () => Promise.resolve({ store: false }),
+    });
+    app.post(
+      '/v1/things/:id',
+      {
+        config: { roles: ['operator'] },
+        schema: {
+          params: z.object({ id: z.string().regex(/^[a-z]+$/) }),
+          body: z.object({ amount: z.number().int().positive() }).strict(),
+        },
+      },
+      (request) => {
+        if (request.body.amount > 100)
+          throw new DomainError('INSUFFICIENT_FUNDS', 'not enough', { field: 'amount' });
+        return { id: request.params.id, by: principalOf(request).id };
+      },
+    );
+    app.get('/v1/crash', { config: { roles: ['operator'] } }, () => {
+      throw new Error('secret internals');
+    });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  const call = async (
+    url: string,
+    body: unknown,
+    role?: 'operator' | 'player',
+    headers: Record<string, string> = {},
+  ) =>
+    app.inject({
+      method: 'POST',
+      url,
+      payload: body as object,
+      headers: {
+        ...headers,
+        ...(role
+          ? { authorization: `Bearer ${await tokens.issue({ id: `${role}-7`, role })}` }
+          : {}),
+      },
+    });
+
+  it('serves an allowed role and says who called', async () => {
+    const response = await call('/v1/things/abc', { amount: 5 }, 'operator');
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ id: 'abc', by: 'operator-7' });
+  });
+
+  it('answers 401 without a token and 403 for another role, as problem+json', async () => {
+    const anonymous = await call('/v1/things/abc', { amount: 5 });
+    expect(anonymous.statusCode).toBe(401);
+    expect(anonymous.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(anonymous.json()).toMatchObject({
+      code: 'UNAUTHENTICATED',
+      status: 401,
+      instance: '/v1/things/abc',
+    });
+    const player = await call('/v1/things/abc', { amount: 5 }, 'player');
+    expect(player.json()).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+  });
+
+  it('names the field of a validation error and of a domain error', async () => {
+    const invalid = await call('/v1/things/abc', { amount: -1 }, 'operator');
+    expect(invalid.statusCode).toBe(400);
+    expect(invalid.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'body.amount' }],
+    });
+    const params = await call('/v1/things/ABC', { amount: 1 }, 'operator');
+    expect(params.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'params.id' }],
+    });
+    const refused = await call('/v1/things/abc', { amount: 500 }, 'operator');
+    expect(refused.statusCode).toBe(422);
+    expect(refused.json()).toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+      detail: 'not enough',
+      errors: [{ field: 'amount' }],
+    });
+  });
+
+  it('keeps the correlation id a client sends, and makes one otherwise', async () => {
+    const given = await call('/v1/things/abc', { amount: 5 }, 'operator', {
+      'x-correlation-id': 'req-42',
+    });
+    expect(given.headers['x-correlation-id']).toBe('req-42');
+    const made = await call('/v1/things/abc', { amount: 5 }, 'operator');
+    expect(made.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('hides internal errors behind a 500 problem with the correlation id', async () => {
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/crash',
+      headers: { authorization: `Bearer ${await tokens.issue({ id: 'op', role: 'operator' })}` },
+    });
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toMatch(/secret internals/);
+    expect(response.json()).toMatchObject({
+      code: 'INTERNAL_ERROR',
+      correlationId: response.headers['x-correlation-id'],
+    });
+  });
+
+  it('reports health, and readiness from its checks', async () => {
+    expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200);
+    const ready = await app.inject({ method: 'GET', url: '/ready' });
+    expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'not ready', checks: { store: false } });
+  });
+
+  it('refuses a token with a role that is not one', async () => {
+    await expect(tokens.verify('x.y.z')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+    expect(() => new TokenAuthority('short')).toThrow(/at least 32/);
+  });
+});
