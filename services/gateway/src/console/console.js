@@ -206,7 +206,10 @@ async function showRound(roundId) {
       : el(
           'ul',
           { class: 'third-cards' },
-          ...audit.thirdCards.map((/** @type {any} */ d) => el('li', {}, d.reason)),
+          // A natural stops both hands for one reason: say it once.
+          ...[...new Set(audit.thirdCards.map((/** @type {any} */ d) => d.reason))].map((reason) =>
+            el('li', {}, reason),
+          ),
         ),
     el('h3', {}, 'Bets and payouts'),
     tableView(
@@ -364,14 +367,29 @@ async function showRoads(tableId) {
           cell.ties > 1 ? el('span', { class: 'tie-count' }, cell.ties) : null,
         ].filter((n) => n !== null)
       : [];
+  const ROAD_NAMES = {
+    bigEyeBoy: 'big eye boy',
+    smallRoad: 'small road',
+    cockroachPig: 'cockroach pig',
+  };
   const ask = (/** @type {'banker' | 'player'} */ side) => {
     const preview = roads.ask[side];
     return el(
       'span',
-      {},
-      `next ${side === 'banker' ? 'Banker' : 'Player'}: `,
-      ...['bigEyeBoy', 'smallRoad', 'cockroachPig'].map((road) =>
-        preview[road] === null ? '–' : el('span', { class: `mark ${preview[road]}` }, ''),
+      { 'data-ask': side },
+      `if ${side === 'banker' ? 'Banker' : 'Player'} next: `,
+      ...Object.entries(ROAD_NAMES).map(([road, name]) =>
+        el(
+          'span',
+          { class: 'ask-road' },
+          `${name} `,
+          preview[road] === null
+            ? '–'
+            : el('span', {
+                class: `ask-mark ${preview[road]}`,
+                title: preview[road] === 'R' ? 'red' : 'blue',
+              }),
+        ),
       ),
     );
   };
@@ -390,7 +408,8 @@ async function showRoads(tableId) {
       roadView('small', cellsOf(roads.grids.smallRoad)),
       el('h3', {}, 'Cockroach pig'),
       roadView('roach', cellsOf(roads.grids.cockroachPig)),
-      el('p', { class: 'ask' }, 'Ask — ', ask('banker'), ' · ', ask('player')),
+      el('p', { class: 'ask' }, 'Ask — ', ask('banker')),
+      el('p', { class: 'ask' }, 'Ask — ', ask('player')),
     ),
   );
   say(`Table ${tableId}: ${roads.beadPlate.length} round(s) in the current shoe.`);
