@@ -77,7 +77,10 @@ export const settlementMessageSchema = z
       })
       .strict()
       .nullable()
-      .describe('Adjustments only: what changes for a bet settled before. Apply delta, not payout.'),
+      .default(null)
+      .describe(
+        'Adjustments only: what changes for a bet settled before. Apply delta, not payout. Absent or null on other kinds.',
+      ),
     reason: z
       .enum(['voided', 'cleared', 'corrected'])
       .nullable()

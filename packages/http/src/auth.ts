@@ -43,11 +43,7 @@ export class TokenAuthority {
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
         throw new DomainError('UNAUTHENTICATED', 'the token has no subject');
       }
-      if (
-        typeof role !== 'string' ||
-        !(ROLES as readonly string[]).includes(role) ||
-        role === 'system'
-      ) {
+      if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
         throw new DomainError(
           'UNAUTHENTICATED',
           `the token's role "${String(role)}" is not a role`,
@@ -67,6 +63,11 @@ export class TokenAuthority {
       throw error;
     }
   }
+}
+
+/** A token for one service calling another's internal routes (role `system`). */
+export function serviceToken(authority: TokenAuthority, service: string): Promise<string> {
+  return authority.issue({ id: service, role: 'system' }, '30d');
 }
 
 export function actorOf(principal: Principal): Actor {

@@ -8,3 +8,4 @@ export * from './application/auto-dealer.js';
 export * from './application/table-board.js';
 export * from './http/routes.js';
 export * from './http/views.js';
+export * from './adapters/http-ports.js';

@@ -3,3 +3,4 @@ export * from './http/routes.js';
 export * from './application/wallet-service.js';
 export * from './application/settlement-consumer.js';
 export * from './application/commission-collector.js';
+export * from './http/internal-routes.js';
