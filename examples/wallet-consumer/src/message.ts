@@ -10,7 +10,7 @@ import { z } from 'zod';
 export interface SettlementMessage {
   readonly schema: string;
   readonly messageId: string;
-  readonly kind: 'settlement' | 'refund';
+  readonly kind: 'settlement' | 'refund' | 'adjustment';
   readonly roundId: string;
   readonly playerId: string;
   readonly betId: string;
@@ -20,6 +20,13 @@ export interface SettlementMessage {
   readonly commission: number;
   readonly commissionMode: 'deducted' | 'accrued' | null;
   readonly currency: string;
+  /** Adjustments only: a settled bet paid again (its round voided or its result corrected). */
+  readonly adjustment: {
+    readonly previousPayout: number;
+    /** payout - previousPayout: negative when money is taken back. */
+    readonly delta: number;
+    readonly commissionDelta: number;
+  } | null;
   readonly shiftId: string;
   readonly eventId: string;
   /** Unsigned 128-bit decimal string: keep it a string (or a bigint / numeric), never a float. */
@@ -54,6 +61,14 @@ export function loadValidator(
 
 /** What a message does to the player's balance and to the commission they owe. */
 export function effectOf(message: SettlementMessage): { credit: number; commissionOwed: number } {
+  if (message.kind === 'adjustment') {
+    // The bet was paid once already: apply only the difference (it may be negative).
+    if (message.adjustment === null) throw new Error('an adjustment without its delta');
+    return {
+      credit: message.adjustment.delta,
+      commissionOwed: message.adjustment.commissionDelta,
+    };
+  }
   return {
     // The stake left the balance when the bet was placed; the message closes the bet.
     credit: message.payout,

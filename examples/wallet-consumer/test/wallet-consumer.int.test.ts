@@ -52,6 +52,7 @@ function message(overrides: Partial<SettlementMessage> = {}): SettlementMessage 
     commission: 50,
     commissionMode: 'deducted',
     currency: 'EUR',
+    adjustment: null,
     reason: null,
     settlementId: randomUUID(),
     shiftId: randomUUID(),
@@ -92,6 +93,17 @@ describe('the example wallet consumer', () => {
           payout: 1_000,
           reason: 'voided',
         }),
+        // A round found misdealt after it was paid: the win is taken back by an adjustment.
+        message({ playerId: 'cy', payout: 2_000, result: 'win', betType: 'player' }),
+        message({
+          playerId: 'cy',
+          kind: 'adjustment',
+          result: 'lose',
+          betType: 'player',
+          payout: 0,
+          adjustment: { previousPayout: 2_000, delta: -2_000, commissionDelta: 0 },
+          reason: 'corrected',
+        }),
         message({
           playerId: 'ben',
           seat: 3,
@@ -112,7 +124,7 @@ describe('the example wallet consumer', () => {
       );
 
       await vi.waitFor(async () => {
-        expect((await books.appliedIds()).size).toBe(4);
+        expect((await books.appliedIds()).size).toBe(6);
         expect(await raw.getFailedCount()).toBe(1);
       });
       await raw.close();
@@ -120,6 +132,7 @@ describe('the example wallet consumer', () => {
       const balances = await books.balances();
       expect(balances.get('ana')).toEqual({ credited: 1_950, commissionOwed: 0 });
       expect(balances.get('ben')).toEqual({ credited: 3_000, commissionOwed: 50 });
+      expect(balances.get('cy')).toEqual({ credited: 0, commissionOwed: 0 });
       expect(balances.has('eve')).toBe(false);
 
       // Idempotent whatever delivers it again.

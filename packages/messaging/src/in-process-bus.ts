@@ -30,7 +30,7 @@ export class InProcessSettlementBus implements SettlementBus {
     try {
       const results = await Promise.allSettled(deliveries);
       const failed = results.find((result) => result.status === 'rejected');
-      if (failed !== undefined) throw (failed).reason;
+      if (failed !== undefined) throw failed.reason;
     } finally {
       for (const delivery of deliveries) this.inFlight.delete(delivery);
     }

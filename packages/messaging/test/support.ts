@@ -26,6 +26,7 @@ export function settlementMessage(overrides: Partial<SettlementMessage> = {}): S
     commission: 50,
     commissionMode: 'deducted',
     currency: 'EUR',
+    adjustment: null,
     reason: null,
     settlementId: randomUUID(),
     shiftId: randomUUID(),

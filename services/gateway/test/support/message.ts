@@ -22,6 +22,7 @@ export function settlementMessage(): SettlementMessage {
     commission: 0,
     commissionMode: null,
     currency: 'EUR',
+    adjustment: null,
     reason: null,
     settlementId: randomUUID(),
     shiftId: randomUUID(),
