@@ -5,7 +5,7 @@
  * - messages/s acked by the wallet consumer, and the lag from RoundSettled (recorded) to the ack;
  * - end-to-end settlement lag, RoundCompleted recorded -> the wallet's PayoutCredited recorded,
  *   per round (its last credit) and per credit, p50/p99.
- * Env: TABLES (default 4), DURATION_S (30), BUS, WALLET_CONSUMER_CONCURRENCY (4), DATABASE_URL,
+ * Env: TABLES (default 4), DURATION_S (30), BUS, WALLET_CONSUMER_CONCURRENCY (16), DATABASE_URL,
  * REDIS_URL.
  */
 import { cpus, loadavg } from 'node:os';
@@ -27,7 +27,7 @@ import { System } from '../src/system.js';
 const TABLES = Number(process.env['TABLES'] ?? 4);
 const DURATION_MS = Number(process.env['DURATION_S'] ?? 30) * 1000;
 const BUS = process.env['BUS'] ?? 'bullmq';
-const CONCURRENCY = process.env['WALLET_CONSUMER_CONCURRENCY'] ?? '4';
+const CONCURRENCY = process.env['WALLET_CONSUMER_CONCURRENCY'] ?? '16';
 const PLAYERS = 7;
 
 const percentile = (values: number[], p: number) => {
@@ -44,12 +44,17 @@ const emit = (record: Record<string, unknown>) => {
 /** Notes when the wallet consumer acknowledged each message (its handler returned). */
 class AckTimes implements SettlementBus {
   readonly acks: { message: SettlementMessage; at: number }[] = [];
+  /** When publish resolved, per event: the outbox's side of the lag. */
+  readonly published = new Map<string, number>();
   constructor(private readonly inner: SettlementBus) {}
   get kind() {
     return this.inner.kind;
   }
-  publish(messages: readonly SettlementMessage[]): Promise<void> {
-    return this.inner.publish(messages);
+  async publish(messages: readonly SettlementMessage[]): Promise<void> {
+    await this.inner.publish(messages);
+    const eventId = messages[0]?.eventId;
+    if (eventId !== undefined && !this.published.has(eventId))
+      this.published.set(eventId, Date.now());
   }
   consume(
     handler: SettlementHandler,
@@ -194,6 +199,9 @@ const roundLags = [...lastCreditAt].map(([roundId, at]) => at - completedAt.get(
 const ackLags = bus.acks
   .filter((ack) => settledAt.has(ack.message.eventId))
   .map((ack) => ack.at - settledAt.get(ack.message.eventId)!);
+const publishLags = [...bus.published]
+  .filter(([eventId]) => settledAt.has(eventId))
+  .map(([eventId, at]) => at - settledAt.get(eventId)!);
 const seconds = dealtFor + drainSeconds;
 emit({
   bench: 'settlement-bus-system',
@@ -209,6 +217,7 @@ emit({
   messagesAcked: bus.acks.length,
   messagesAckedPerSecondWhileDealing: Number((ackedWhileDealing / dealtFor).toFixed(1)),
   messagesAckedPerSecondOverall: Number((bus.acks.length / seconds).toFixed(1)),
+  roundSettledToPublishedMs: { p50: percentile(publishLags, 50), p99: percentile(publishLags, 99) },
   roundSettledToAckMs: { p50: percentile(ackLags, 50), p99: percentile(ackLags, 99) },
   settlementLagPerRoundMs: { p50: percentile(roundLags, 50), p99: percentile(roundLags, 99) },
   settlementLagPerCreditMs: { p50: percentile(creditLags, 50), p99: percentile(creditLags, 99) },

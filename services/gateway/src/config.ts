@@ -37,9 +37,11 @@ const environmentSchema = z
     REDIS_PREFIX: z.string().min(1).max(64).default('croupier'),
     /**
      * Settlement messages Croupier's own wallet applies at once. 0: it does not consume (another
-     * wallet system consumes the BullMQ queue; needs REDIS_URL).
+     * wallet system consumes the BullMQ queue; needs REDIS_URL). 16, not fewer: a message costs a
+     * wallet append (tens of ms on a busy store), so 4 workers fell behind four tables dealing
+     * (bench/RESULTS.md, settlement bus); commands on one wallet run one at a time anyway.
      */
-    WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(4),
+    WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
     HOST: z.string().min(1).default('127.0.0.1'),
     PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
     JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
