@@ -562,12 +562,16 @@ export function examineRound(
         );
       }
     }
+  } else if (status === 'voided' && bets.size === 0) {
+    verdict.pass('refunds', 'the voided round had no bets to refund');
   } else if (status === 'voided') {
     verdict.skip('refunds', 'the round is voided; its refunds are not recorded yet');
   }
 
+  const refundedAll = [...bets.values()].every((state) => state.refund !== null);
   const finished =
-    (status === 'completed' && settledBy !== null) || (status === 'voided' && voidRefunded);
+    (status === 'completed' && settledBy !== null) ||
+    (status === 'voided' && (voidRefunded || refundedAll));
   const wallet =
     walletEvents === null
       ? null

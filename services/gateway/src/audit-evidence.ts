@@ -40,6 +40,23 @@ async function walletEventsOf(
   }
 }
 
+/** The round ids a shoe stream names: rounds it handed cards to, streams its digest seals. */
+function roundsNamedBy(shoe: readonly RecordedEvent[]): string[] {
+  const named = new Set<string>();
+  for (const event of shoe) {
+    const data = event.data as {
+      roundId?: unknown;
+      digest?: { streams?: { stream?: unknown }[] };
+    };
+    if (typeof data.roundId === 'string') named.add(data.roundId);
+    for (const entry of data.digest?.streams ?? []) {
+      if (typeof entry.stream === 'string' && entry.stream.startsWith('round-'))
+        named.add(entry.stream.slice('round-'.length));
+    }
+  }
+  return [...named];
+}
+
 /** Reads what a round audit needs: the round stream, its shoe stream, its wallet events. */
 export async function loadRoundEvidence(
   store: EventStore,
@@ -72,6 +89,12 @@ export async function loadShoeEvidence(
     if (events.length === 0) break;
     rounds.push({ roundId, events });
     onRound?.(rounds.length);
+  }
+  // Rounds the shoe itself names past a missing one (a deleted stream must not hide the rest).
+  for (const roundId of roundsNamedBy(shoe)) {
+    if (rounds.some((round) => round.roundId === roundId)) continue;
+    const events = await store.readStream(streams.round(roundId));
+    if (events.length > 0) rounds.push({ roundId, events });
   }
   const wallet = await walletEventsOf(store, new Set(rounds.map((r) => r.roundId)), shoe[0]);
   return { shoeId, shoe, rounds, wallet };

@@ -15,7 +15,7 @@ import { named } from './support/tamper.js';
 let postgres: IsolatedPostgres;
 let store: EventStore;
 let casino: Casino;
-const TABLES = ['edit', 'payout', 'gone', 'swap', 'forge', 'clean'] as const;
+const TABLES = ['edit', 'payout', 'gone', 'swap', 'forge', 'lost', 'clean'] as const;
 type Table = (typeof TABLES)[number];
 
 beforeAll(async () => {
@@ -153,5 +153,12 @@ describe('tampering with the PostgreSQL events table', () => {
     expect(result.verdict.findings.find((f) => f.code === 'COMMITMENT_MISMATCH')?.found).toBe(
       'ab'.repeat(32),
     );
+  });
+
+  it('a DELETEd round stream is named by the shoe that dealt it and the digest that sealed it', async () => {
+    await sql('DELETE FROM EVENTS WHERE stream_name = $1', ['round-lost.1.1']);
+    const found = named((await replay('lost')).verdict);
+    expect(found).toContain('streams-agree/STREAMS_DISAGREE round-lost.1.1@-');
+    expect(found.some((f) => f.startsWith('digest/DIGEST_MISMATCH round-lost.1.1@'))).toBe(true);
   });
 });

@@ -233,6 +233,17 @@ describe('tampering', () => {
     expect(found.some((f) => f.startsWith('payouts/PAYOUT_MISMATCH'))).toBe(true);
   });
 
+  it('a round stream missing between its neighbours is named', () => {
+    const evidence = copyShoe(shoe);
+    (evidence.rounds as unknown[]).splice(4, 1);
+    const found = named(replayShoe(evidence).verdict);
+    expect(found).toContain(`hash-chain/EVENT_MISSING round-${played.shoeId}.5@-`);
+    expect(found).toContain(`streams-agree/STREAMS_DISAGREE round-${played.shoeId}.5@-`);
+    expect(
+      found.some((f) => f.startsWith(`digest/DIGEST_MISMATCH round-${played.shoeId}.5@`)),
+    ).toBe(true);
+  });
+
   it('a reordered event is named as reordered', () => {
     const evidence = copyShoe(shoe);
     const round = roundStream(evidence, 7);
