@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+
+/** Settings every Croupier process reads from its environment. */
+export const baseEnvironmentShape = {
+  EVENTSTORE: z.enum(['pglite', 'postgres', 'esdb']).default('pglite'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: z.url().optional(),
+  /** Schema of the PostgreSQL event store. */
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,62}$/)
+    .default('croupier'),
+  EVENTSTORE_URL: z
+    .string()
+    .regex(
+      /^(esdb|kurrentdb|esdb\+discover|kurrentdb\+discover):\/\//,
+      'must be an esdb:// or kurrentdb:// connection string',
+    )
+    .optional(),
+  REDIS_URL: z.url().optional(),
+  /** Prefix of the BullMQ keys in Redis (one deployment's queues apart from another's). */
+  REDIS_PREFIX: z.string().min(1).max(64).default('croupier'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+} as const;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: readonly string[]) {
+    super(`invalid configuration:\n${issues.map((issue) => `  - ${issue}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type BaseEnvironment = z.infer<z.ZodObject<typeof baseEnvironmentShape>>;
+
+/**
+ * Parses a process's environment: the base settings plus its own, with the checks every
+ * process needs (a store's URL when it is chosen; secrets outside the embedded development
+ * store). Errors name every bad variable. With the embedded store, secrets not given are
+ * generated once into DATA_DIR/secrets.json (mode 0600).
+ */
+export function parseEnvironment<Extra extends z.ZodRawShape>(
+  extra: Extra,
+  env: NodeJS.ProcessEnv,
+  secrets: readonly ('JWT_SECRET' | 'SHOE_SEED_KEY')[] = ['JWT_SECRET'],
+): BaseEnvironment &
+  z.infer<z.ZodObject<Extra>> &
+  Record<'JWT_SECRET', string> &
+  Partial<Record<'SHOE_SEED_KEY', string>> {
+  const schema = z.object({
+    ...baseEnvironmentShape,
+    SHOE_SEED_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    ...extra,
+  });
+  const parsed = schema.safeParse(env);
+  // Cross-variable rules are checked on the raw values too, so one run names every problem.
+  const issues = [
+    ...(parsed.success
+      ? []
+      : parsed.error.issues.map(
+          (issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`,
+        )),
+    ...crossVariableIssues(env, secrets),
+  ];
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
+  const value = parsed.data as BaseEnvironment &
+    z.infer<z.ZodObject<Extra>> & { SHOE_SEED_KEY?: string };
+  const missing = secrets.filter((secret) => value[secret] === undefined);
+  if (missing.length === 0) return value as never;
+  const generated = developmentSecrets(value.DATA_DIR);
+  return {
+    ...value,
+    JWT_SECRET: value.JWT_SECRET ?? generated.JWT_SECRET,
+    SHOE_SEED_KEY: value.SHOE_SEED_KEY ?? generated.SHOE_SEED_KEY,
+  } as never;
+}
+
+function crossVariableIssues(env: NodeJS.ProcessEnv, secrets: readonly string[]): string[] {
+  const store = env.EVENTSTORE ?? 'pglite';
+  const issues: string[] = [];
+  if (store === 'postgres' && env.DATABASE_URL === undefined)
+    issues.push('DATABASE_URL: is required when EVENTSTORE=postgres');
+  if (store === 'esdb' && env.EVENTSTORE_URL === undefined)
+    issues.push('EVENTSTORE_URL: is required when EVENTSTORE=esdb');
+  if (store !== 'pglite') {
+    for (const secret of secrets) {
+      if (env[secret] === undefined)
+        issues.push(`${secret}: is required outside the embedded development store`);
+    }
+  }
+  return issues;
+}
+
+/** The embedded store's generated secrets, created on first use. */
+export function developmentSecrets(dataDir: string): { JWT_SECRET: string; SHOE_SEED_KEY: string } {
+  const directory = resolve(dataDir);
+  const file = join(directory, 'secrets.json');
+  if (existsSync(file))
+    return JSON.parse(readFileSync(file, 'utf8')) as { JWT_SECRET: string; SHOE_SEED_KEY: string };
+  mkdirSync(directory, { recursive: true });
+  const secrets = {
+    JWT_SECRET: randomBytes(32).toString('hex'),
+    SHOE_SEED_KEY: randomBytes(32).toString('hex'),
+  };
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}

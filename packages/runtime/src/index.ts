@@ -1,0 +1,3 @@
+export * from './environment.js';
+export * from './store.js';
+export * from './serve.js';

@@ -1,0 +1,64 @@
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ConfigError, parseEnvironment } from '../src/index.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'croupier-env-'));
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('process configuration from the environment', () => {
+  it('defaults to the embedded store and generates its secrets once, readable by the owner only', () => {
+    const first = parseEnvironment({}, { DATA_DIR: dataDir }, ['JWT_SECRET', 'SHOE_SEED_KEY']);
+    expect(first).toMatchObject({
+      EVENTSTORE: 'pglite',
+      PORT: 8080,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    });
+    expect(first.JWT_SECRET).toMatch(/^[0-9a-f]{64}$/);
+    const again = parseEnvironment({}, { DATA_DIR: dataDir }, ['JWT_SECRET', 'SHOE_SEED_KEY']);
+    expect(again.JWT_SECRET).toBe(first.JWT_SECRET);
+    expect(again.SHOE_SEED_KEY).toBe(first.SHOE_SEED_KEY);
+    const file = join(dataDir, 'secrets.json');
+    expect(statSync(file).mode & 0o077).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveProperty('JWT_SECRET', first.JWT_SECRET);
+  });
+
+  it('names every bad variable', () => {
+    try {
+      parseEnvironment(
+        { SHOE_URL: z.url() },
+        { EVENTSTORE: 'postgres', PORT: 'eighty', SHOE_URL: 'not a url' },
+      );
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      const issues = (error as ConfigError).issues.join('\n');
+      expect(issues).toMatch(/PORT: /);
+      expect(issues).toMatch(/SHOE_URL: /);
+      expect(issues).toMatch(/DATABASE_URL: is required when EVENTSTORE=postgres/);
+      expect(issues).toMatch(/JWT_SECRET: is required outside the embedded development store/);
+    }
+  });
+
+  it('takes secrets from the environment and never writes them', () => {
+    const secret = 'x'.repeat(40);
+    const other = mkdtempSync(join(tmpdir(), 'croupier-env-'));
+    const config = parseEnvironment(
+      {},
+      {
+        EVENTSTORE: 'postgres',
+        DATABASE_URL: 'postgres://h/db',
+        JWT_SECRET: secret,
+        DATA_DIR: other,
+      },
+    );
+    expect(config.JWT_SECRET).toBe(secret);
+    expect(() => statSync(join(other, 'secrets.json'))).toThrow();
+    rmSync(other, { recursive: true, force: true });
+  });
+});

@@ -1,0 +1,96 @@
+import { ProjectionHub } from '@croupier/application';
+import { DomainError } from '@croupier/contracts';
+import { createHttpApp, serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
+import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { z } from 'zod';
+import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
+import { AutoDealer } from './application/auto-dealer.js';
+import { PendingDebits, sweepOrphanedDebits } from './application/orphan-sweep.js';
+import { RoundService } from './application/round-service.js';
+import { TableBoard } from './application/table-board.js';
+import { roundRoutes } from './http/routes.js';
+
+/**
+ * The round service alone: tables, rounds and the bet saga, calling the shoe and wallet
+ * services over HTTP (SHOE_URL, WALLET_URL), dealing its auto tables, sweeping orphaned debits.
+ */
+await runProcess('round', async (logger) => {
+  const config = parseEnvironment(
+    {
+      PORT: z.coerce.number().int().min(0).max(65_535).default(8084),
+      SHOE_URL: z.url().default('http://127.0.0.1:8081'),
+      WALLET_URL: z.url().default('http://127.0.0.1:8082'),
+      ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    },
+    process.env,
+  );
+  const store = await openStore(config, 'croupier-round');
+  const tokens = new TokenAuthority(config.JWT_SECRET);
+  const token = serviceToken(tokens, 'round-service');
+  const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, () => token));
+  const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, () => token));
+  const rounds = new RoundService(store, shoes, wallets);
+  const hub = new ProjectionHub(store, {
+    onError: (error) => {
+      logger.error({ err: error }, 'projection failed');
+    },
+  });
+  const board = hub.register(new TableBoard());
+  const pending = hub.register(new PendingDebits());
+  await hub.start();
+
+  const dealers = new Map<string, AutoDealer>();
+  const startDealer = async (tableId: string) => {
+    const table = await rounds.getTable(tableId);
+    if (dealers.has(tableId) || table.status !== 'open' || table.dealing?.mode !== 'auto') return;
+    const dealer = new AutoDealer(rounds, tableId, {
+      bettingWindowMs: table.dealing.bettingWindowMs,
+      onError: (error) => {
+        if (!(error instanceof DomainError))
+          logger.error({ err: error, tableId }, 'auto-dealer step failed');
+      },
+    });
+    dealers.set(tableId, dealer);
+    dealer.start();
+  };
+  for (const table of board.list()) await startDealer(table.tableId);
+  const sweep = setInterval(() => {
+    void hub
+      .sync()
+      .then(() => sweepOrphanedDebits(store, pending, wallets, config.ORPHAN_GRACE_MS))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'orphaned-debit sweep failed');
+      });
+  }, 5_000);
+
+  const app = await createHttpApp({
+    title: 'Croupier round service',
+    version: '1.0.0',
+    tokens,
+    logger: { level: config.LOG_LEVEL },
+    readiness: async () => ({
+      eventStore: await store.readStream('health-check', { limit: 1 }).then(
+        () => true,
+        () => false,
+      ),
+    }),
+  });
+  app.addHook('preHandler', async (request) => {
+    if (request.method === 'GET' && request.url.startsWith('/v1/')) await hub.sync();
+  });
+  roundRoutes(app, { rounds, board, onTableOpened: (tableId) => void startDealer(tableId) });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  logger.info(
+    { port: config.PORT, shoe: config.SHOE_URL, wallet: config.WALLET_URL },
+    'round service listening',
+  );
+  return {
+    stop: async () => {
+      clearInterval(sweep);
+      await app.close();
+      await Promise.all([...dealers.values()].map((dealer) => dealer.stop()));
+      await hub.stop();
+      await store.close();
+    },
+  };
+});

@@ -1,0 +1,54 @@
+import { createHttpApp, TokenAuthority } from '@croupier/http';
+import { createSettlementBus } from '@croupier/messaging';
+import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { z } from 'zod';
+import { startOutbox } from './application/outbox.js';
+import { startSettlementReactor } from './application/settlement-reactor.js';
+import { settlementRoutes } from './http/routes.js';
+
+/**
+ * The settlement service alone: settles completed rounds, refunds and resettles, and forwards
+ * every record to the settlement bus (BullMQ on REDIS_URL). Run two: one is active per
+ * subscription, the other takes over when it dies.
+ */
+await runProcess('settlement', async (logger) => {
+  const config = parseEnvironment(
+    {
+      PORT: z.coerce.number().int().min(0).max(65_535).default(8083),
+      REDIS_URL: z.url('is required: the outbox publishes to BullMQ'),
+    },
+    process.env,
+  );
+  const store = await openStore(config, 'croupier-settlement');
+  const bus = createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+  const report = (name: string) => (error: unknown) => {
+    logger.warn({ err: error, subscription: name }, 'subscription retrying');
+  };
+  const subscriptions = [
+    startSettlementReactor(store, report('settlement')),
+    startOutbox(store, bus, report('settlement-outbox')),
+  ];
+  const app = await createHttpApp({
+    title: 'Croupier settlement service',
+    version: '1.0.0',
+    tokens: new TokenAuthority(config.JWT_SECRET),
+    logger: { level: config.LOG_LEVEL },
+    readiness: async () => ({
+      eventStore: await store.readStream('health-check', { limit: 1 }).then(
+        () => true,
+        () => false,
+      ),
+    }),
+  });
+  settlementRoutes(app, { store });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  logger.info({ port: config.PORT }, 'settlement service listening');
+  return {
+    stop: async () => {
+      await app.close();
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await bus.close();
+      await store.close();
+    },
+  };
+});

@@ -1,0 +1,40 @@
+import { createHttpApp, TokenAuthority } from '@croupier/http';
+import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { z } from 'zod';
+import { SeedVault } from './application/seed-vault.js';
+import { ShoeService } from './application/shoe-service.js';
+import { shoeInternalRoutes } from './http/internal-routes.js';
+import { shoeRoutes } from './http/routes.js';
+
+/** The shoe service alone: its public routes and the shoe port for round services. */
+await runProcess('shoe', async (logger) => {
+  const config = parseEnvironment(
+    { PORT: z.coerce.number().int().min(0).max(65_535).default(8081) },
+    process.env,
+    ['JWT_SECRET', 'SHOE_SEED_KEY'],
+  );
+  const store = await openStore(config, 'croupier-shoe');
+  const shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY!));
+  const app = await createHttpApp({
+    title: 'Croupier shoe service',
+    version: '1.0.0',
+    tokens: new TokenAuthority(config.JWT_SECRET),
+    logger: { level: config.LOG_LEVEL },
+    readiness: async () => ({
+      eventStore: await store.readStream('health-check', { limit: 1 }).then(
+        () => true,
+        () => false,
+      ),
+    }),
+  });
+  shoeRoutes(app, { shoes });
+  shoeInternalRoutes(app, { shoes });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  logger.info({ port: config.PORT, eventStore: config.EVENTSTORE }, 'shoe service listening');
+  return {
+    stop: async () => {
+      await app.close();
+      await store.close();
+    },
+  };
+});

@@ -1,0 +1,74 @@
+import { ProjectionHub } from '@croupier/application';
+import { createHttpApp, TokenAuthority } from '@croupier/http';
+import { createSettlementBus } from '@croupier/messaging';
+import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { z } from 'zod';
+import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
+import { consumeSettlements } from './application/settlement-consumer.js';
+import { WalletService } from './application/wallet-service.js';
+import { walletInternalRoutes } from './http/internal-routes.js';
+import { walletRoutes } from './http/routes.js';
+
+/**
+ * The wallet service alone: balances and movements, the wallet port for round services, and
+ * Croupier's own wallet system consuming settlement messages from BullMQ (REDIS_URL).
+ */
+await runProcess('wallet', async (logger) => {
+  const config = parseEnvironment(
+    {
+      PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
+      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+    },
+    process.env,
+  );
+  const store = await openStore(config, 'croupier-wallet');
+  const wallets = new WalletService(store);
+  const hub = new ProjectionHub(store, {
+    onError: (error) => {
+      logger.error({ err: error }, 'projection failed');
+    },
+  });
+  const ledger = hub.register(new CommissionLedger());
+  await hub.start();
+  const bus =
+    config.REDIS_URL === undefined
+      ? null
+      : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+  if (bus === null)
+    logger.warn(
+      'no REDIS_URL: this wallet service receives no settlement messages (run the gateway for one process)',
+    );
+  const consumer =
+    bus === null
+      ? null
+      : await consumeSettlements(bus, wallets, { concurrency: config.WALLET_CONSUMER_CONCURRENCY });
+  const collector = startCommissionCollector(store, hub, ledger, wallets, (error) => {
+    logger.warn({ err: error }, 'commission collector retrying');
+  });
+  const app = await createHttpApp({
+    title: 'Croupier wallet service',
+    version: '1.0.0',
+    tokens: new TokenAuthority(config.JWT_SECRET),
+    logger: { level: config.LOG_LEVEL },
+    readiness: async () => ({
+      eventStore: await store.readStream('health-check', { limit: 1 }).then(
+        () => true,
+        () => false,
+      ),
+    }),
+  });
+  walletRoutes(app, { wallets });
+  walletInternalRoutes(app, { wallets });
+  await app.listen({ host: config.HOST, port: config.PORT });
+  logger.info({ port: config.PORT, bus: bus?.kind ?? 'none' }, 'wallet service listening');
+  return {
+    stop: async () => {
+      await app.close();
+      await consumer?.close();
+      await collector.stop();
+      await hub.stop();
+      await bus?.close();
+      await store.close();
+    },
+  };
+});
