@@ -3,7 +3,6 @@ import {
   evaluateRound,
   InvalidDealError,
   nextCardRecipient,
-  settleBet,
   type BetSettlement,
   type Card,
   type Hand,
@@ -20,6 +19,8 @@ import {
 import { canonicalJson, type RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import type { VerdictBuilder } from './verdict.js';
+import { checkOutcome } from './outcome-check.js';
+import { checkRefund, checkSettlement } from './settlement-check.js';
 import { checkRoundWallet } from './wallet-check.js';
 
 type Opened = Extract<RoundEvent, { type: 'RoundOpened' }>['data'];
@@ -206,7 +207,7 @@ export function examineRound(
       case 'RoundCompleted':
         completed = event.data;
         status = 'completed';
-        result = checkOutcome(event.data, recorded);
+        result = checkOutcome(player, banker, event.data, recorded, verdict);
         break;
       case 'RoundSettled':
         if (settledBy !== null) {
@@ -220,10 +221,21 @@ export function examineRound(
         }
         settledBy = recorded;
         settlementId = event.data.settlementId;
-        checkSettlement(event.data, recorded);
+        checkSettlement(
+          {
+            status,
+            rules: opened?.rules ?? null,
+            outcome: result ?? outcomeNow(),
+            bets: [...bets.values()],
+          },
+          event.data,
+          recorded,
+          verdict,
+        );
         break;
       case 'BetsRefunded':
-        checkRefund(event.data, recorded);
+        checkRefund({ status, bets }, event.data, recorded, verdict);
+        if (event.data.reason === 'voided') voidRefunded = true;
         break;
       case 'RoundVoided':
         status = 'voided';
@@ -234,7 +246,7 @@ export function examineRound(
         if (recorded.type === 'RoundResultCorrected') {
           const corrected = (event as { data: Completed }).data;
           completed = corrected;
-          result = checkOutcome(corrected, recorded);
+          result = checkOutcome(player, banker, corrected, recorded, verdict);
           correctedSinceResult = false;
         } else {
           verdict.note(
@@ -352,198 +364,6 @@ export function examineRound(
     const handCards = target.hand === 'player' ? player : banker;
     const inHand = cards.filter((c) => c.hand === target.hand).findIndex((c) => c.index === index);
     handCards[inHand] = data.card;
-  }
-
-  function checkOutcome(data: Completed, recorded: RecordedEvent): RoundResult | null {
-    const at = locationOf(recorded);
-    let evaluated: RoundResult;
-    try {
-      evaluated = evaluateRound(player, banker);
-    } catch (error) {
-      verdict.fail(
-        'outcome',
-        'OUTCOME_MISMATCH',
-        at,
-        `the recorded cards do not make a complete round: ${error instanceof Error ? error.message : String(error)}`,
-        { found: `Player [${player.join(' ')}], Banker [${banker.join(' ')}]` },
-      );
-      return null;
-    }
-    const compare = (what: string, expected: unknown, found: unknown) => {
-      if (canonicalJson(expected) === canonicalJson(found)) return;
-      verdict.fail(
-        'outcome',
-        'OUTCOME_MISMATCH',
-        at,
-        `${what}: the rules give ${canonicalJson(expected)} from the cards, the record says ${canonicalJson(found)}`,
-        { expected, found },
-      );
-    };
-    compare('winner', evaluated.winner, data.winner);
-    compare("Player's cards", evaluated.player, data.player.cards);
-    compare("Banker's cards", evaluated.banker, data.banker.cards);
-    compare('Player total', evaluated.playerTotal, data.player.total);
-    compare('Banker total', evaluated.bankerTotal, data.banker.total);
-    compare('Player natural', evaluated.playerNatural, data.player.natural);
-    compare('Banker natural', evaluated.bankerNatural, data.banker.natural);
-    compare('Player pair', evaluated.playerPair, data.player.pair);
-    compare('Banker pair', evaluated.bankerPair, data.banker.pair);
-    compare('Player perfect pair', evaluated.playerPerfectPair, data.player.perfectPair);
-    compare('Banker perfect pair', evaluated.bankerPerfectPair, data.banker.perfectPair);
-    verdict.pass('outcome');
-    return evaluated;
-  }
-
-  function checkSettlement(
-    data: Extract<RoundEvent, { type: 'RoundSettled' }>['data'],
-    recorded: RecordedEvent,
-  ): void {
-    const at = locationOf(recorded);
-    const rules = opened?.rules;
-    const outcome = result ?? outcomeNow();
-    if (status !== 'completed' || rules === undefined || outcome === null) {
-      verdict.fail(
-        'payouts',
-        'PAYOUT_MISMATCH',
-        at,
-        'the round is settled but it has no rules or no complete result to settle by',
-      );
-      return;
-    }
-    const standing = [...bets.values()].filter((b) => b.status === 'active');
-    const lines = new Map(data.lines.map((line) => [line.betId, line]));
-    for (const line of data.lines) {
-      if (!standing.some((b) => b.bet.betId === line.betId)) {
-        verdict.fail(
-          'payouts',
-          'PAYOUT_MISMATCH',
-          at,
-          `a settlement line pays bet ${line.betId}, which is not a standing bet of the round`,
-          { expected: 'no line', found: line },
-        );
-      }
-    }
-    for (const state of standing) {
-      const { bet } = state;
-      const expected = settleBet(
-        { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-        outcome,
-        rules,
-      );
-      state.expected = expected;
-      const line = lines.get(bet.betId);
-      if (line === undefined) {
-        verdict.fail(
-          'payouts',
-          'BET_NOT_SETTLED',
-          at,
-          `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}) has no settlement line`,
-          { expected: { result: expected.result, payout: expected.payout }, found: null },
-        );
-        continue;
-      }
-      state.line = line;
-      const fields: [string, unknown, unknown][] = [
-        ['player', bet.playerId, line.playerId],
-        ['bet type', bet.type, line.type],
-        ['banker mode', bet.bankerMode, line.bankerMode],
-        ['seat', bet.seat, line.seat],
-        ['stake', bet.amount, line.stake],
-        ['result', expected.result, line.result],
-        ['payout', expected.payout, line.payout],
-        ['commission', expected.commission, line.commission],
-        ['commission mode', rules.commission, line.commissionMode],
-      ];
-      for (const [field, want, got] of fields) {
-        if (want === got) continue;
-        verdict.fail(
-          'payouts',
-          'PAYOUT_MISMATCH',
-          at,
-          `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}): ${field} recomputed ${String(want)}, recorded ${String(got)}`,
-          { expected: want, found: got },
-        );
-      }
-    }
-    const sum = (pick: (line: SettlementLine) => number) =>
-      data.lines.reduce((total, line) => total + pick(line), 0);
-    const totals: [string, number, number][] = [
-      ['staked', sum((l) => l.stake), data.totals.staked],
-      ['paid out', sum((l) => l.payout), data.totals.paidOut],
-      ['commission', sum((l) => l.commission), data.totals.commission],
-    ];
-    for (const [field, want, got] of totals) {
-      if (want === got) continue;
-      verdict.fail(
-        'payouts',
-        'TOTALS_MISMATCH',
-        at,
-        `the settlement's total ${field} is not the sum of its lines`,
-        { expected: want, found: got },
-      );
-    }
-    verdict.pass('payouts');
-  }
-
-  function checkRefund(
-    data: Extract<RoundEvent, { type: 'BetsRefunded' }>['data'],
-    recorded: RecordedEvent,
-  ): void {
-    const at = locationOf(recorded);
-    if (data.reason === 'voided' && status !== 'voided') {
-      verdict.fail(
-        'refunds',
-        'REFUND_MISMATCH',
-        at,
-        'stakes are refunded as voided but the round is not voided',
-      );
-    }
-    if (data.reason === 'voided') voidRefunded = true;
-    for (const line of data.lines) {
-      const state = bets.get(line.betId);
-      if (state === undefined) {
-        verdict.fail(
-          'refunds',
-          'REFUND_MISMATCH',
-          at,
-          `bet ${line.betId} is refunded but was never placed on the round`,
-          {
-            expected: 'no refund',
-            found: line,
-          },
-        );
-        continue;
-      }
-      if (state.refund !== null) {
-        verdict.fail('refunds', 'REFUND_MISMATCH', at, `bet ${line.betId} is refunded twice`, {
-          expected: 'one refund',
-          found: 'two',
-        });
-        continue;
-      }
-      if (data.reason === 'cleared' && state.status !== 'cleared') {
-        verdict.fail(
-          'refunds',
-          'REFUND_MISMATCH',
-          at,
-          `bet ${line.betId} is refunded as cleared but was not cleared`,
-        );
-      }
-      if (line.amount !== state.bet.amount || line.playerId !== state.bet.playerId) {
-        verdict.fail(
-          'refunds',
-          'REFUND_MISMATCH',
-          at,
-          `bet ${line.betId}: the refund does not return its stake to its player`,
-          {
-            expected: { playerId: state.bet.playerId, amount: state.bet.amount },
-            found: { playerId: line.playerId, amount: line.amount },
-          },
-        );
-      }
-      state.refund = { amount: line.amount, reason: data.reason };
-    }
-    verdict.pass('refunds');
   }
 
   // After the replay: what the whole stream owes.

@@ -1,0 +1,171 @@
+import { settleBet, type RoundOutcome } from '@croupier/baccarat';
+import type { RoundEvent, RoundRules, SettlementLine } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+import { locationOf } from './parse.js';
+import type { BetState, RoundStatus } from './round-examination.js';
+import type { VerdictBuilder } from './verdict.js';
+
+/**
+ * Settles every standing bet again with settleBet and the round's own rules, and compares each
+ * recorded line field by field; the totals must be the sums of the lines. Records on each bet
+ * its recorded line and the recomputed one.
+ */
+export function checkSettlement(
+  round: {
+    status: RoundStatus;
+    rules: RoundRules | null;
+    outcome: RoundOutcome | null;
+    bets: readonly BetState[];
+  },
+  data: Extract<RoundEvent, { type: 'RoundSettled' }>['data'],
+  recorded: RecordedEvent,
+  verdict: VerdictBuilder,
+): void {
+  const at = locationOf(recorded);
+  const { rules, outcome } = round;
+  if (round.status !== 'completed' || rules === null || outcome === null) {
+    verdict.fail(
+      'payouts',
+      'PAYOUT_MISMATCH',
+      at,
+      'the round is settled but it has no rules or no complete result to settle by',
+    );
+    return;
+  }
+  const standing = round.bets.filter((b) => b.status === 'active');
+  const lines = new Map(data.lines.map((line) => [line.betId, line]));
+  for (const line of data.lines) {
+    if (!standing.some((b) => b.bet.betId === line.betId)) {
+      verdict.fail(
+        'payouts',
+        'PAYOUT_MISMATCH',
+        at,
+        `a settlement line pays bet ${line.betId}, which is not a standing bet of the round`,
+        { expected: 'no line', found: line },
+      );
+    }
+  }
+  for (const state of standing) {
+    const { bet } = state;
+    const expected = settleBet(
+      { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
+      outcome,
+      rules,
+    );
+    state.expected = expected;
+    const line = lines.get(bet.betId);
+    if (line === undefined) {
+      verdict.fail(
+        'payouts',
+        'BET_NOT_SETTLED',
+        at,
+        `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}) has no settlement line`,
+        { expected: { result: expected.result, payout: expected.payout }, found: null },
+      );
+      continue;
+    }
+    state.line = line;
+    const fields: [string, unknown, unknown][] = [
+      ['player', bet.playerId, line.playerId],
+      ['bet type', bet.type, line.type],
+      ['banker mode', bet.bankerMode, line.bankerMode],
+      ['seat', bet.seat, line.seat],
+      ['stake', bet.amount, line.stake],
+      ['result', expected.result, line.result],
+      ['payout', expected.payout, line.payout],
+      ['commission', expected.commission, line.commission],
+      ['commission mode', rules.commission, line.commissionMode],
+    ];
+    for (const [field, want, got] of fields) {
+      if (want === got) continue;
+      verdict.fail(
+        'payouts',
+        'PAYOUT_MISMATCH',
+        at,
+        `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}): ${field} recomputed ${String(want)}, recorded ${String(got)}`,
+        { expected: want, found: got },
+      );
+    }
+  }
+  const sum = (pick: (line: SettlementLine) => number) =>
+    data.lines.reduce((total, line) => total + pick(line), 0);
+  const totals: [string, number, number][] = [
+    ['staked', sum((l) => l.stake), data.totals.staked],
+    ['paid out', sum((l) => l.payout), data.totals.paidOut],
+    ['commission', sum((l) => l.commission), data.totals.commission],
+  ];
+  for (const [field, want, got] of totals) {
+    if (want === got) continue;
+    verdict.fail(
+      'payouts',
+      'TOTALS_MISMATCH',
+      at,
+      `the settlement's total ${field} is not the sum of its lines`,
+      { expected: want, found: got },
+    );
+  }
+  verdict.pass('payouts');
+}
+
+/** A refund must return a placed bet's stake to its player, once; as cleared only if cleared. */
+export function checkRefund(
+  round: { status: RoundStatus; bets: ReadonlyMap<string, BetState> },
+  data: Extract<RoundEvent, { type: 'BetsRefunded' }>['data'],
+  recorded: RecordedEvent,
+  verdict: VerdictBuilder,
+): void {
+  const at = locationOf(recorded);
+  if (data.reason === 'voided' && round.status !== 'voided') {
+    verdict.fail(
+      'refunds',
+      'REFUND_MISMATCH',
+      at,
+      'stakes are refunded as voided but the round is not voided',
+    );
+  }
+  for (const line of data.lines) {
+    const state = round.bets.get(line.betId);
+    if (state === undefined) {
+      verdict.fail(
+        'refunds',
+        'REFUND_MISMATCH',
+        at,
+        `bet ${line.betId} is refunded but was never placed on the round`,
+        {
+          expected: 'no refund',
+          found: line,
+        },
+      );
+      continue;
+    }
+    if (state.refund !== null) {
+      verdict.fail('refunds', 'REFUND_MISMATCH', at, `bet ${line.betId} is refunded twice`, {
+        expected: 'one refund',
+        found: 'two',
+      });
+      continue;
+    }
+    if (data.reason === 'cleared' && state.status !== 'cleared') {
+      verdict.fail(
+        'refunds',
+        'REFUND_MISMATCH',
+        at,
+        `bet ${line.betId} is refunded as cleared but was not cleared`,
+      );
+    }
+    if (line.amount !== state.bet.amount || line.playerId !== state.bet.playerId) {
+      verdict.fail(
+        'refunds',
+        'REFUND_MISMATCH',
+        at,
+        `bet ${line.betId}: the refund does not return its stake to its player`,
+        {
+          expected: { playerId: state.bet.playerId, amount: state.bet.amount },
+          found: { playerId: line.playerId, amount: line.amount },
+        },
+      );
+    }
+    state.refund = { amount: line.amount, reason: data.reason };
+  }
+  verdict.pass('refunds');
+}
