@@ -10,7 +10,7 @@
  */
 import { cpus, loadavg } from 'node:os';
 import { systemContext } from '@croupier/application';
-import { DomainError, presetConfig, type SettlementMessage } from '@croupier/contracts';
+import { DomainError, PRESETS, presetConfig, type SettlementMessage } from '@croupier/contracts';
 import { createEventStore } from '@croupier/eventstore';
 import {
   BullMqSettlementBus,
@@ -29,6 +29,8 @@ const DURATION_MS = Number(process.env['DURATION_S'] ?? 30) * 1000;
 const BUS = process.env['BUS'] ?? 'bullmq';
 const CONCURRENCY = process.env['WALLET_CONSUMER_CONCURRENCY'] ?? '16';
 const PLAYERS = 7;
+/** Side bets close at a round of the shoe (rules.md): bet on them only while offered. */
+const PAIR_MAX_ROUND = PRESETS.live.bets.player_pair.maxRound ?? Number.POSITIVE_INFINITY;
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return null;
@@ -134,7 +136,9 @@ async function dealTable(tableId: string): Promise<void> {
             `${tableId}-p${p}`,
             [
               { type: p % 3 === 0 ? 'player' : 'banker', amount: 1_000 },
-              ...(p % 2 === 0 ? [{ type: 'player_pair', amount: 100 }] : []),
+              ...(p % 2 === 0 && round.number <= PAIR_MAX_ROUND
+                ? [{ type: 'player_pair', amount: 100 }]
+                : []),
             ],
             dealer,
           ),
