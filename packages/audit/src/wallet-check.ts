@@ -191,20 +191,24 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
     }
     const closing = closings[0];
     if (closing === undefined) {
-      const mustBeClosed = round.finished || (state === undefined && round.status !== 'betting');
-      if (!mustBeClosed) {
+      if (state === undefined) {
+        // Its bet never reached the round: the orphaned-debit sweep refunds it after a grace
+        // period that the events cannot date, so an unrefunded one is reported, not judged.
+        verdict.note(
+          `${debit.recorded.stream}@${debit.recorded.revision}: bet ${betId} was debited ${debit.amount} but never reached round ${roundId}; its refund is not recorded yet`,
+        );
         open++;
-        continue;
+      } else if (!round.finished) {
+        open++;
+      } else {
+        verdict.fail(
+          'debits',
+          'DEBIT_UNMATCHED',
+          locationOf(debit.recorded),
+          `bet ${betId}'s stake of ${debit.amount} is debited but neither paid nor refunded`,
+          { expected: 'a PayoutCredited or StakeRefunded', found: null },
+        );
       }
-      verdict.fail(
-        'debits',
-        'DEBIT_UNMATCHED',
-        locationOf(debit.recorded),
-        state === undefined
-          ? `bet ${betId} was debited but never reached the round, and its stake was not refunded`
-          : `bet ${betId}'s stake of ${debit.amount} is debited but neither paid nor refunded`,
-        { expected: 'a PayoutCredited or StakeRefunded', found: null },
-      );
       continue;
     }
     checkClosing(round, betId, debit, closing, state, accrued, verdict);
@@ -219,10 +223,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       { expected: 'a StakeDebited', found: null },
     );
   }
-  verdict.pass(
-    'debits',
-    open > 0 ? `${open} stake(s) still open: the round is not settled yet` : null,
-  );
+  verdict.pass('debits', open > 0 ? `${open} stake(s) still open: not paid or refunded yet` : null);
   return movements;
 }
 
