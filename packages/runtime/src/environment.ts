@@ -23,6 +23,11 @@ export const baseEnvironmentShape = {
   REDIS_URL: z.url().optional(),
   /** Prefix of the BullMQ keys in Redis (one deployment's queues apart from another's). */
   REDIS_PREFIX: z.string().min(1).max(64).default('croupier'),
+  /** Prefix of the PostgreSQL application_name of this deployment's connections. */
+  DATABASE_APPLICATION_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/)
+    .default('croupier'),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

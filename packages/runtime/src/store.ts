@@ -7,6 +7,7 @@ export interface StoreSettings {
   readonly DATABASE_URL?: string | undefined;
   readonly DATABASE_SCHEMA: string;
   readonly EVENTSTORE_URL?: string | undefined;
+  readonly DATABASE_APPLICATION_NAME?: string | undefined;
 }
 
 /** Opens the event store the settings name (PGlite under DATA_DIR/eventstore by default). */

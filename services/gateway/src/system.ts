@@ -161,7 +161,8 @@ export class System {
   async startDealer(tableId: string): Promise<void> {
     if (this.dealers.has(tableId)) return;
     const table = await this.rounds.getTable(tableId);
-    if (table.status !== 'open' || table.dealing?.mode !== 'auto') return;
+    // A closed table still gets a dealer: it finishes the round in progress, then stops.
+    if (table.dealing?.mode !== 'auto') return;
     const dealer = new AutoDealer(this.rounds, tableId, {
       bettingWindowMs: table.dealing.bettingWindowMs,
       onError: (error) => {
@@ -194,8 +195,7 @@ export class System {
     }
     await this.hub.sync();
     for (const table of this.board.list()) {
-      if (table.status === 'open' && table.dealing.mode === 'auto')
-        await this.startDealer(table.tableId);
+      if (table.dealing.mode === 'auto') await this.startDealer(table.tableId);
     }
   }
 

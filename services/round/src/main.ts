@@ -24,7 +24,7 @@ await runProcess('round', async (logger) => {
     },
     process.env,
   );
-  const store = await openStore(config, 'croupier-round');
+  const store = await openStore(config, 'round');
   const tokens = new TokenAuthority(config.JWT_SECRET);
   const token = serviceToken(tokens, 'round-service');
   const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, () => token));
@@ -42,7 +42,8 @@ await runProcess('round', async (logger) => {
   const dealers = new Map<string, AutoDealer>();
   const startDealer = async (tableId: string) => {
     const table = await rounds.getTable(tableId);
-    if (dealers.has(tableId) || table.status !== 'open' || table.dealing?.mode !== 'auto') return;
+    // A closed table still gets a dealer: it finishes the round in progress, then stops.
+    if (dealers.has(tableId) || table.dealing?.mode !== 'auto') return;
     const dealer = new AutoDealer(rounds, tableId, {
       bettingWindowMs: table.dealing.bettingWindowMs,
       onError: (error) => {

@@ -19,7 +19,7 @@ await runProcess('settlement', async (logger) => {
     },
     process.env,
   );
-  const store = await openStore(config, 'croupier-settlement');
+  const store = await openStore(config, 'settlement');
   const bus = createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const report = (name: string) => (error: unknown) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');

@@ -13,7 +13,7 @@ await runProcess('shoe', async (logger) => {
     process.env,
     ['JWT_SECRET', 'SHOE_SEED_KEY'],
   );
-  const store = await openStore(config, 'croupier-shoe');
+  const store = await openStore(config, 'shoe');
   const shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY!));
   const app = await createHttpApp({
     title: 'Croupier shoe service',

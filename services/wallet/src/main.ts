@@ -21,7 +21,7 @@ await runProcess('wallet', async (logger) => {
     },
     process.env,
   );
-  const store = await openStore(config, 'croupier-wallet');
+  const store = await openStore(config, 'wallet');
   const wallets = new WalletService(store);
   const hub = new ProjectionHub(store, {
     onError: (error) => {

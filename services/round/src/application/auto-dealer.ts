@@ -83,6 +83,11 @@ export class AutoDealer {
           await this.sleep(50);
           return;
         }
+        // The table closed: its last round is finished, there is nothing more to deal.
+        if (error instanceof DomainError && error.code === 'TABLE_CLOSED') {
+          this.running = false;
+          return;
+        }
         throw error;
       }
     }

@@ -177,6 +177,27 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   );
 
   app.post(
+    '/v1/tables/:tableId/close',
+    {
+      config: { roles: ['operator'] },
+      schema: {
+        tags: ['tables'],
+        summary: 'Close a table: no new round opens; a round in progress is finished',
+        params: tableParams,
+        body: z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
+      },
+    },
+    async (request) => {
+      const table = await rounds.closeTable(
+        request.params.tableId,
+        request.body.reason,
+        contextOf(request),
+      );
+      return { tableId: table.tableId, status: table.status };
+    },
+  );
+
+  app.post(
     '/v1/tables/:tableId/dealer',
     {
       config: { roles: ['supervisor', 'operator'] },

@@ -1,0 +1,167 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, openSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@croupier/testkit';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export type ServiceName = 'shoe' | 'wallet' | 'round' | 'settlement';
+
+/** One service process of the distributed deployment, which a test may kill and restart. */
+export class ServiceProcess {
+  private child: ChildProcess | null = null;
+  private exited: Promise<void> = Promise.resolve();
+  kills = 0;
+
+  constructor(
+    readonly id: string,
+    readonly service: ServiceName,
+    readonly port: number,
+    private readonly env: Record<string, string>,
+    private readonly logFile: string,
+  ) {}
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get running(): boolean {
+    return this.child !== null;
+  }
+
+  /** Starts the process and resolves once /ready answers 200. */
+  async start(timeoutMs = 90_000): Promise<void> {
+    const log = openSync(this.logFile, 'a');
+    const child = spawn(
+      process.execPath,
+      [
+        '--conditions=@croupier/source',
+        '--import',
+        'tsx',
+        join(ROOT, 'services', this.service, 'src', 'main.ts'),
+      ],
+      {
+        cwd: join(ROOT, 'services', this.service),
+        env: { ...process.env, ...this.env, PORT: String(this.port) },
+        stdio: ['ignore', log, log],
+      },
+    );
+    this.child = child;
+    this.exited = new Promise((resolve) => {
+      child.on('exit', () => {
+        if (this.child === child) this.child = null;
+        resolve();
+      });
+    });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.child === null)
+        throw new Error(`${this.id} exited while starting; see ${this.logFile}`);
+      try {
+        const response = await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2_000) });
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline)
+        throw new Error(`${this.id} not ready after ${timeoutMs} ms; see ${this.logFile}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
+  /** kill -9: no graceful shutdown, whatever it was doing stops mid-way. */
+  async kill(): Promise<void> {
+    if (this.child === null) return;
+    this.kills++;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** A graceful stop (SIGTERM): it finishes in-flight work first. */
+  async stop(): Promise<void> {
+    if (this.child === null) return;
+    this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+export interface ClusterOptions {
+  readonly databaseUrl: string;
+  readonly schema: string;
+  readonly redisUrl: string;
+  readonly redisPrefix: string;
+  readonly logDir: string;
+  readonly env?: Record<string, string>;
+  /** Settlement instances: one is active per subscription, the others stand by. Default 2. */
+  readonly settlementInstances?: number;
+}
+
+export const CLUSTER_SECRETS = {
+  JWT_SECRET: 'cluster-secret-0123456789abcdef0123456789',
+  SHOE_SEED_KEY: 'cluster-seed-0123456789abcdef0123456789ab',
+};
+
+/** The services as separate processes on PostgreSQL and Redis: the distributed deployment. */
+export class Cluster {
+  readonly processes: ServiceProcess[] = [];
+
+  private constructor(readonly options: ClusterOptions) {}
+
+  static async create(options: ClusterOptions): Promise<Cluster> {
+    mkdirSync(options.logDir, { recursive: true });
+    const cluster = new Cluster(options);
+    const [shoePort, walletPort, roundPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
+    const env = {
+      EVENTSTORE: 'postgres',
+      DATABASE_URL: options.databaseUrl,
+      DATABASE_SCHEMA: options.schema,
+      REDIS_URL: options.redisUrl,
+      REDIS_PREFIX: options.redisPrefix,
+      LOG_LEVEL: 'warn',
+      ...CLUSTER_SECRETS,
+      SHOE_URL: `http://127.0.0.1:${shoePort}`,
+      WALLET_URL: `http://127.0.0.1:${walletPort}`,
+      ...options.env,
+    };
+    const add = (id: string, service: ServiceName, port: number) =>
+      cluster.processes.push(
+        new ServiceProcess(id, service, port, env, join(options.logDir, `${id}.log`)),
+      );
+    add('shoe', 'shoe', shoePort);
+    add('wallet', 'wallet', walletPort);
+    add('round', 'round', roundPort);
+    for (let i = 1; i <= (options.settlementInstances ?? 2); i++)
+      add(`settlement-${i}`, 'settlement', await freePort());
+    // Start the shoe and wallet first (the round service calls them), then the rest together.
+    await Promise.all(
+      cluster.processes
+        .filter((p) => p.service === 'shoe' || p.service === 'wallet')
+        .map((p) => p.start()),
+    );
+    await Promise.all(
+      cluster.processes
+        .filter((p) => p.service !== 'shoe' && p.service !== 'wallet')
+        .map((p) => p.start()),
+    );
+    return cluster;
+  }
+
+  get(id: string): ServiceProcess {
+    const found = this.processes.find((p) => p.id === id);
+    if (found === undefined) throw new Error(`no process ${id}`);
+    return found;
+  }
+
+  url(service: ServiceName): string {
+    return this.processes.find((p) => p.service === service)!.url;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.processes.map((p) => p.stop()));
+  }
+}
