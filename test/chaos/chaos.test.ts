@@ -55,10 +55,10 @@ describe('chaos: kills, a Redis crash and cut PostgreSQL connections while round
     });
   });
   afterAll(async () => {
-    await cluster?.stop();
-    await store?.close();
-    await redis?.cleanup();
-    await postgres?.drop();
+    await cluster.stop();
+    await store.close();
+    await redis.cleanup();
+    await postgres.drop();
   });
 
   it('loses nothing and pays nothing twice', async () => {

@@ -56,8 +56,7 @@ export class ServiceProcess {
     });
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.child === null)
-        throw new Error(`${this.id} exited while starting; see ${this.logFile}`);
+      if (!this.running) throw new Error(`${this.id} exited while starting; see ${this.logFile}`);
       try {
         const response = await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2_000) });
         if (response.status === 200) return;

@@ -21,6 +21,7 @@ export class Remote {
     return token;
   }
 
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the body it expects
   async call<T = Record<string, unknown>>(
     base: string,
     method: 'GET' | 'POST' | 'DELETE',
