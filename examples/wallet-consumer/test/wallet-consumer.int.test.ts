@@ -64,6 +64,9 @@ function message(overrides: Partial<SettlementMessage> = {}): SettlementMessage 
   };
 }
 
+// Whole systems on a shared CI machine: allow for a slow minute.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
 describe('the example wallet consumer', () => {
   it('applies every valid message from the queue once, and fails invalid ones', async () => {
     const books = new Books({
@@ -123,7 +126,7 @@ describe('the example wallet consumer', () => {
         { jobId: 'forged' },
       );
 
-      await vi.waitFor(async () => {
+      await eventually(async () => {
         expect((await books.appliedIds()).size).toBe(6);
         expect(await raw.getFailedCount()).toBe(1);
       });
@@ -197,14 +200,14 @@ describe('the example wallet consumer', () => {
           as('operator'),
         );
       await playRound(system, { ana: 'player', ben: 'banker' });
-      await vi.waitFor(async () => {
+      await eventually(async () => {
         expect((await books.appliedIds()).size).toBe(2);
       });
 
       // The consumer is down while a round settles: its messages wait in the queue.
       await consumer.close();
       await playRound(system, { ana: 'tie', ben: 'player' });
-      await vi.waitFor(async () => {
+      await eventually(async () => {
         expect((await croupierBus.jobCounts()).waiting).toBe(2);
       });
       const report = await reconcile({ apiUrl, token, books, validate: loadValidator(), limit: 1 });
@@ -215,7 +218,7 @@ describe('the example wallet consumer', () => {
       // The queue delivers them after all: already applied, nothing credited twice.
       const before = await books.balances();
       consumer = consume();
-      await vi.waitFor(async () => {
+      await eventually(async () => {
         const counts = await croupierBus.jobCounts();
         expect(counts.waiting + counts.active).toBe(0);
         expect(counts.completed).toBe(4);
@@ -274,4 +277,12 @@ async function playRound(system: System, bets: Record<string, string>): Promise<
   }
   await system.rounds.closeBetting(round.roundId, as('dealer'));
   await system.rounds.deal(round.roundId, as('dealer'));
+}
+
+/** `vi.waitFor` with room for a loaded CI machine: 20 s unless a test says otherwise. */
+function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { timeout?: number; interval?: number } = {},
+): Promise<T> {
+  return vi.waitFor(check, { timeout: 20_000, interval: 50, ...options });
 }

@@ -52,6 +52,9 @@ interface Page {
   messages: SettlementMessage[];
 }
 
+// Whole systems on a shared CI machine: allow for a slow minute.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+
 describe('croupier reconcile against a running Croupier', () => {
   let dataDir: string;
   let system: System;
@@ -122,7 +125,7 @@ describe('croupier reconcile against a running Croupier', () => {
 
   it('lists every settlement message from a position, with the cursor to go on from', async () => {
     let page: Page | undefined;
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       const { code, stdout, stderr } = await croupier(
         'reconcile',
         '--from',
@@ -239,3 +242,11 @@ describe('croupier reconcile against a running Croupier', () => {
     expect(nobody.stderr).toMatch(/cannot reach/);
   });
 });
+
+/** `vi.waitFor` with room for a loaded CI machine: 20 s unless a test says otherwise. */
+function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { timeout?: number; interval?: number } = {},
+): Promise<T> {
+  return vi.waitFor(check, { timeout: 20_000, interval: 50, ...options });
+}

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { useRedisPrefix } from '@croupier/testkit/vitest';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   BullMqSettlementBus,
   createSettlementBus,
@@ -12,6 +12,7 @@ import {
   type BullMqSettlementBusOptions,
 } from '../src/index.js';
 import { Ledger, settlementMessage } from './support.js';
+import { eventually } from './eventually.js';
 
 const redis = useRedisPrefix('bus');
 const open: BullMqSettlementBus[] = [];
@@ -55,7 +56,7 @@ describe('BullMqSettlementBus', () => {
     );
     await bus.publish(messages.slice(0, 10));
     await bus.publish(messages.slice(10));
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(ledger.applied.size).toBe(25);
     });
     for (const message of messages) expect(ledger.applied.get(message.messageId)).toEqual(message);
@@ -74,7 +75,7 @@ describe('BullMqSettlementBus', () => {
     await rawAdd(bus, randomUUID(), mismatched); // job id is not the message id
     await bus.publish([valid]);
     await bus.consume(ledger.handler);
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       expect((await bus.failed()).map((job) => job.jobId).sort()).toHaveLength(3);
       expect(ledger.applied.size).toBe(1);
     });
@@ -104,14 +105,14 @@ describe('BullMqSettlementBus', () => {
     expect((await bus.jobCounts()).waiting).toBe(1);
 
     await bus.consume(ledger.handler); // concurrency 1: jobs in publish order
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(ledger.applied.size).toBe(1);
     });
     // Re-sent after completion (the outbox replays its last event after a crash): still one job.
     await bus.publish([message]);
     const sentinel = settlementMessage();
     await bus.publish([sentinel]);
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(ledger.applied.has(sentinel.messageId)).toBe(true);
     });
     expect(ledger.delivered(message.messageId)).toBe(1);
@@ -131,7 +132,7 @@ describe('BullMqSettlementBus', () => {
       await ledger.handler(message);
     });
     await bus.publish([flaky, settlementMessage()]);
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(ledger.applied.size).toBe(2);
     });
     expect(failures).toBe(3);
@@ -155,7 +156,7 @@ describe('BullMqSettlementBus', () => {
       await ledger.handler(received);
     });
     await bus.publish([message]);
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       expect((await bus.jobCounts()).failed).toBe(1);
     });
     const [failed] = await bus.failed();
@@ -167,7 +168,7 @@ describe('BullMqSettlementBus', () => {
 
     walletDown = false;
     expect(await bus.replayFailed()).toEqual([message.messageId]);
-    await vi.waitFor(() => {
+    await eventually(() => {
       expect(ledger.applied.size).toBe(1);
     });
     expect((await bus.jobCounts()).failed).toBe(0);
@@ -190,7 +191,7 @@ describe('BullMqSettlementBus', () => {
     await started;
     await consumer.close();
     expect(finished).toBe(true);
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       expect((await bus.jobCounts()).completed).toBe(1);
     });
   });

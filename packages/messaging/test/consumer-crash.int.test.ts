@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { useRedisPrefix } from '@croupier/testkit/vitest';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqSettlementBus } from '../src/index.js';
 import { Ledger, settlementMessage } from './support.js';
+import { eventually } from './eventually.js';
 
 const redis = useRedisPrefix('crash');
 const LOCK_MS = 1_000;
@@ -43,7 +44,7 @@ describe('a consumer process that dies mid-job', () => {
     child.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
     });
-    await vi.waitFor(
+    await eventually(
       () => {
         expect(output).toContain(`started ${message.messageId}`);
       },
@@ -55,14 +56,14 @@ describe('a consumer process that dies mid-job', () => {
 
     const ledger = new Ledger();
     await bus.consume(ledger.handler);
-    await vi.waitFor(
+    await eventually(
       () => {
         expect(ledger.applied.has(message.messageId)).toBe(true);
       },
       { timeout: 20_000, interval: 50 },
     );
     expect(ledger.delivered(message.messageId)).toBe(1);
-    await vi.waitFor(async () => {
+    await eventually(async () => {
       const counts = await bus.jobCounts();
       expect(counts.completed).toBe(1);
       expect(counts.active + counts.waiting + counts.failed).toBe(0);

@@ -1,8 +1,9 @@
 import { startRedisServer, type RedisProcess } from '@croupier/testkit';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SettlementMessage } from '@croupier/contracts';
 import { BullMqSettlementBus, PublishError } from '../src/index.js';
 import { Ledger, settlementMessage } from './support.js';
+import { eventually } from './eventually.js';
 
 // Redis of this file's own (append-only file, fsync always, as production should run it under
 // BullMQ): the test kills and restarts it without touching the shared server.
@@ -63,7 +64,7 @@ describe('Redis stopped mid-run and restored', () => {
     );
     const run = outbox(producer, messages);
 
-    await vi.waitFor(
+    await eventually(
       () => {
         expect(ledger.applied.size).toBeGreaterThanOrEqual(30);
       },
@@ -76,7 +77,7 @@ describe('Redis stopped mid-run and restored', () => {
     const refused = [settlementMessage(), settlementMessage()] as const;
     await expect(producer.publish([refused[0]])).rejects.toBeInstanceOf(PublishError);
     await expect(bus().publish([refused[1]])).rejects.toThrow(/not reachable/);
-    await vi.waitFor(
+    await eventually(
       () => {
         expect(run.stats.rejections).toBeGreaterThanOrEqual(3);
       },
@@ -87,7 +88,7 @@ describe('Redis stopped mid-run and restored', () => {
     await server.start();
     await run.done;
     expect(run.stats.published).toBe(messages.length);
-    await vi.waitFor(
+    await eventually(
       () => {
         expect(ledger.applied.size).toBe(messages.length);
       },
@@ -95,7 +96,7 @@ describe('Redis stopped mid-run and restored', () => {
     );
     for (const message of messages) expect(ledger.applied.has(message.messageId)).toBe(true);
     for (const message of refused) expect(ledger.delivered(message.messageId)).toBe(0);
-    await vi.waitFor(
+    await eventually(
       async () => {
         const counts = await producer.jobCounts();
         expect(counts.completed).toBe(messages.length); // one job per message, none doubled

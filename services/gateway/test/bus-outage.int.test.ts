@@ -1,9 +1,10 @@
 import { BullMqSettlementBus, PublishError } from '@croupier/messaging';
 import { startRedisServer, type RedisProcess } from '@croupier/testkit';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlementMessage } from './support/message.js';
 import {
   checkSettledThroughBus,
+  eventually,
   context,
   expectedMessages,
   playShoe,
@@ -72,7 +73,7 @@ describe('Redis cut mid-shoe and restored', () => {
     expect(outage.rejected).toBe(1);
     expect(outage.deliveriesBeforeRestart - outage.deliveriesAtKill).toBeLessThanOrEqual(4);
 
-    await vi.waitFor(
+    await eventually(
       async () => {
         const expected = await expectedMessages(store);
         for (const message of expected)
@@ -82,7 +83,7 @@ describe('Redis cut mid-shoe and restored', () => {
     );
     const { messages } = await checkSettledThroughBus(system, recording, PLAYERS, DEPOSIT);
     expect(messages.length).toBeGreaterThan(outage.deliveriesBeforeRestart);
-    await vi.waitFor(
+    await eventually(
       async () => {
         const counts = await bullmq.jobCounts();
         expect(counts.completed).toBe(messages.length); // one job per message, none doubled

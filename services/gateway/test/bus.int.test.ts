@@ -1,8 +1,9 @@
 import { BullMqSettlementBus } from '@croupier/messaging';
 import { useRedisPrefix } from '@croupier/testkit/vitest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   checkSettledThroughBus,
+  eventually,
   context,
   expectedMessages,
   playShoe,
@@ -41,7 +42,7 @@ describe('a shoe settled through BullMQ', () => {
     const rounds = await playShoe(system, { tableId: 'live-bus', players: PLAYERS, seed: 5 });
     expect(rounds.length).toBeGreaterThan(60);
 
-    await vi.waitFor(
+    await eventually(
       async () => {
         const expected = await expectedMessages(store);
         expect(recording.deliveries.size).toBe(expected.length);

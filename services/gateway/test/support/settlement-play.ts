@@ -14,6 +14,7 @@ import type { SettlementBus, SettlementConsumer, SettlementHandler } from '@crou
 import { OUTBOX_EVENTS, settlementMessagesOf } from '@croupier/settlement';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { pino } from 'pino';
+import { vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { System } from '../../src/system.js';
 
@@ -269,4 +270,12 @@ export async function checkSettledThroughBus(
   }
   if (problems.length > 0) throw new Error(problems.join('\n'));
   return { messages };
+}
+
+/** `vi.waitFor` with room for a loaded CI machine: 20 s unless a test says otherwise. */
+export function eventually<T>(
+  check: () => T | Promise<T>,
+  options: { timeout?: number; interval?: number } = {},
+): Promise<T> {
+  return vi.waitFor(check, { timeout: 20_000, interval: 50, ...options });
 }
