@@ -9,12 +9,56 @@ export interface Response<T = unknown> {
 
 type Method = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH';
 
-/** Calls the API in-process (fastify inject) as a given role and subject. */
+/** Sends one request: to an in-process app (fastify inject) or over HTTP to running services. */
+export type Transport = (
+  method: Method,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+) => Promise<{ status: number; text: string; headers: Response['headers'] }>;
+
+/** In-process: fastify's inject, no socket. */
+export function injectTransport(app: () => HttpApp): Transport {
+  return async (method, url, body, headers) => {
+    const response = await app().inject({
+      method,
+      url,
+      ...(body === undefined ? {} : { payload: body as object }),
+      headers,
+    });
+    return { status: response.statusCode, text: response.body, headers: response.headers };
+  };
+}
+
+/**
+ * Over HTTP to the distributed deployment: each path goes to the service that serves it, as a
+ * load balancer in front of the services would route it.
+ */
+export function httpTransport(route: (path: string) => string): Transport {
+  return async (method, url, body, headers) => {
+    const response = await fetch(`${route(url)}${url}`, {
+      method,
+      headers: {
+        ...headers,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      signal: AbortSignal.timeout(30_000),
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return {
+      status: response.status,
+      text: await response.text(),
+      headers: Object.fromEntries(response.headers),
+    };
+  };
+}
+
+/** Calls the API as a given role and subject. */
 export class ApiClient {
   private readonly tokens = new Map<string, string>();
 
   constructor(
-    private readonly app: () => HttpApp,
+    private readonly transport: Transport,
     private readonly authority: TokenAuthority,
   ) {}
 
@@ -39,15 +83,15 @@ export class ApiClient {
     body?: unknown,
     authorization?: string,
   ): Promise<Response<T>> {
-    const response = await this.app().inject({
+    const response = await this.transport(
       method,
       url,
-      ...(body === undefined ? {} : { payload: body as object }),
-      headers: authorization === undefined ? {} : { authorization },
-    });
-    const text = response.body;
+      body,
+      authorization === undefined ? {} : { authorization },
+    );
+    const { text } = response;
     return {
-      status: response.statusCode,
+      status: response.status,
       body: (text.length > 0 && /json/.test(String(response.headers['content-type']))
         ? JSON.parse(text)
         : text) as T,

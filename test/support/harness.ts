@@ -4,7 +4,13 @@ import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { pino } from 'pino';
-import { ApiClient } from './api.js';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TokenAuthority } from '@croupier/http';
+import { startRedisServer } from '@croupier/testkit';
+import { ApiClient, httpTransport, injectTransport } from './api.js';
+import { Cluster, CLUSTER_SECRETS } from './cluster.js';
 
 export interface HarnessOptions {
   /** Real PostgreSQL in an isolated schema (default), or the embedded PGlite. */
@@ -22,6 +28,8 @@ export interface Harness {
   readonly api: ApiClient;
   readonly store: EventStore;
   readonly config: GatewayConfig;
+  /** Signs tokens the deployment accepts. */
+  readonly tokens: TokenAuthority;
   /** Stops the system (not the store): a process ending. Start another on the same store. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -32,7 +40,12 @@ export const TEST_SECRETS = {
   SHOE_SEED_KEY: 'test-seed-key-0123456789abcdef0123456789ab',
 };
 
+/** Where the e2e suite runs: one process (default) or the services as separate processes. */
+export const DEPLOYMENT: 'single' | 'distributed' =
+  process.env.E2E_DEPLOYMENT === 'distributed' ? 'distributed' : 'single';
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  if (DEPLOYMENT === 'distributed') return startDistributedHarness();
   let postgres: IsolatedPostgres | null = null;
   let store: EventStore;
   if ((options.store ?? 'postgres') === 'postgres') {
@@ -77,7 +90,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     get app() {
       return app;
     },
-    api: new ApiClient(() => app, system.tokens),
+    api: new ApiClient(
+      injectTransport(() => app),
+      system.tokens,
+    ),
+    tokens: system.tokens,
     store,
     config,
     async restart() {
@@ -101,4 +118,67 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
   };
   return harness;
+}
+
+/** Path prefixes of each service's public routes. */
+const ROUTES: readonly [RegExp, 'round' | 'wallet' | 'shoe' | 'settlement'][] = [
+  [/^\/v1\/(tables|rounds)/, 'round'],
+  [/^\/v1\/wallets/, 'wallet'],
+  [/^\/v1\/shoes/, 'shoe'],
+  [/^\/v1\/settlements/, 'settlement'],
+];
+
+/**
+ * The same suite against the distributed deployment: shoe, wallet, round and two settlement
+ * instances as processes of their own on PostgreSQL and a Redis of the test's own, reached
+ * over HTTP. The one-process System is not there: tests that drive it directly are skipped.
+ */
+async function startDistributedHarness(): Promise<Harness> {
+  const postgres = await isolatedPostgres('dist');
+  const redis = await startRedisServer({ persistent: true });
+  const cluster = await Cluster.create({
+    databaseUrl: postgres.connectionString,
+    schema: postgres.schema,
+    redisUrl: redis.url,
+    redisPrefix: postgres.schema,
+    logDir: mkdtempSync(join(tmpdir(), 'croupier-dist-')),
+    env: { ORPHAN_GRACE_MS: '0' },
+  });
+  const store = await createEventStore({
+    kind: 'postgres',
+    connectionString: postgres.connectionString,
+    schema: postgres.schema,
+  });
+  const route = (path: string) => {
+    const match = ROUTES.find(([pattern]) => pattern.test(path));
+    if (match === undefined)
+      throw new Error(`no service serves ${path} in the distributed deployment`);
+    return cluster.url(match[1]);
+  };
+  const tokens = new TokenAuthority(CLUSTER_SECRETS.JWT_SECRET);
+  const unavailable = (): never => {
+    throw new Error('the distributed deployment has no in-process System');
+  };
+  return {
+    get system() {
+      return unavailable();
+    },
+    get app() {
+      return unavailable();
+    },
+    api: new ApiClient(httpTransport(route), tokens),
+    tokens,
+    store,
+    get config() {
+      return unavailable();
+    },
+    restart: () =>
+      Promise.reject(new Error('restart is not available in the distributed deployment')),
+    async close() {
+      await cluster.stop();
+      await store.close();
+      await redis.cleanup();
+      await postgres.drop();
+    },
+  };
 }
