@@ -30,6 +30,11 @@ export class ServiceProcess {
     return this.child !== null;
   }
 
+  /** The operating-system process id, while running. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
   /** Starts the process and resolves once /ready answers 200. */
   async start(timeoutMs = 90_000): Promise<void> {
     const log = openSync(this.logFile, 'a');
