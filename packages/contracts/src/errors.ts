@@ -43,6 +43,9 @@ export const ERROR_STATUS = {
   INVALID_CORRECTION: 422,
   INVALID_TABLE_CONFIG: 422,
   SEED_MISMATCH: 422,
+  /** Transport refusals: the request never reached a command. */
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { DomainError, type CommandContext, type Role } from '@croupier/contracts';
@@ -6,6 +8,7 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyRequest,
   type FastifyServerOptions,
   type RawReplyDefaultExpression,
   type RawRequestDefaultExpression,
@@ -19,7 +22,9 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, type Principal, type TokenAuthority } from './auth.js';
-import { problemOf, sendProblem } from './problem.js';
+import { secureFastifyLogger } from './logging.js';
+import { HttpMetrics, type AuthFailureReason, type HttpMetricsOptions } from './metrics.js';
+import { problemOf, sendProblem, type Problem } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -29,6 +34,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** Why the request may not go on (no token, a bad one, a role not allowed), until enforced. */
+    refusal: DomainError | null;
+  }
+  interface FastifyInstance {
+    /** The metrics this app serves at /metrics; a process registers its own on `registry`. */
+    metrics: HttpMetrics;
   }
 }
 
@@ -51,6 +62,16 @@ export interface HttpAppOptions {
   readonly bodyLimit?: number;
   /** Checks behind /ready: each dependency's name and whether it answers. */
   readonly readiness?: () => Promise<Record<string, boolean>>;
+  /**
+   * Requests a client may make per minute, per process: a client is the authenticated principal
+   * (subject and role), or the IP address without a valid token. Service tokens (role `system`)
+   * are never limited, nor are /health and /ready. 0 turns limiting off. Default 6000.
+   */
+  readonly rateLimitPerMinute?: number;
+  /** Prometheus metrics at /metrics. */
+  readonly metrics?: HttpMetricsOptions;
+  /** Called with every problem answered, after it is mapped (e.g. to count refusals by code). */
+  readonly onProblem?: (request: FastifyRequest, problem: Problem) => void;
 }
 
 const CORRELATION_HEADER = 'x-correlation-id';
@@ -64,7 +85,7 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
-    logger: options.logger ?? false,
+    logger: secureFastifyLogger(options.logger),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
     genReqId: (request) => {
       const given = request.headers[CORRELATION_HEADER];
@@ -76,6 +97,32 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
+  app.decorateRequest('refusal', null);
+  const metrics = new HttpMetrics(options.metrics);
+  app.decorate('metrics', metrics);
+
+  // Security headers on every answer, problems included. The pages (/docs, /console) load only
+  // same-origin scripts; Swagger UI sets inline style attributes, hence 'unsafe-inline' styles.
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        fontSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+      },
+    },
+    xFrameOptions: { action: 'deny' },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -93,48 +140,137 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
+  // Authentication runs first but only records a refusal: the rate limiter (a route hook, so it
+  // runs next) then keys the request by its principal, or by IP when there is none, so floods
+  // of bad tokens are limited too. The refusal is enforced before the body is even parsed.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(CORRELATION_HEADER, request.id);
     const config = request.routeOptions.config;
-    if (config.public === true || request.url.startsWith('/docs')) return;
+    // An unknown route answers 404 to anyone: there is nothing behind it to protect.
+    if (
+      config.public === true ||
+      isDocumentation(request) ||
+      request.routeOptions.url === undefined
+    )
+      return;
     const header = request.headers.authorization;
-    if (header === undefined || !header.startsWith('Bearer ')) {
-      throw new DomainError('UNAUTHENTICATED', 'send a bearer token: Authorization: Bearer <JWT>');
+    const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+    if (match === null) {
+      request.refusal = new DomainError(
+        'UNAUTHENTICATED',
+        'send a bearer token: Authorization: Bearer <JWT>',
+        { reason: 'missing' },
+      );
+      return;
     }
-    request.principal = await options.tokens.verify(header.slice('Bearer '.length).trim());
+    try {
+      request.principal = await options.tokens.verify(match[1]!);
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      request.refusal = error;
+      return;
+    }
     const roles = config.roles;
     if (roles !== undefined && !roles.includes(request.principal.role)) {
-      throw new DomainError(
+      request.refusal = new DomainError(
         'FORBIDDEN',
-        `the ${request.principal.role} role may not ${request.method} ${request.routeOptions.url ?? request.url}`,
+        `the ${request.principal.role} role may not ${request.method} ${request.routeOptions.url}`,
+        { reason: 'forbidden' },
       );
     }
+  });
+
+  const perMinute = options.rateLimitPerMinute ?? 6_000;
+  if (perMinute > 0) {
+    await app.register(rateLimit, {
+      max: perMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) =>
+        request.principal === null
+          ? `ip:${request.ip}`
+          : `${request.principal.role}:${request.principal.id}`,
+      // Services call each other on behalf of many clients: limiting them would limit everyone.
+      allowList: (request) => request.principal?.role === 'system',
+      errorResponseBuilder: (_request, context) =>
+        new DomainError(
+          'RATE_LIMITED',
+          `too many requests: at most ${context.max} a minute; retry in ${context.after}`,
+        ),
+      onExceeded: (request) => {
+        metrics.rateLimited.inc({ route: routeOf(request) });
+      },
+    });
+  }
+
+  app.addHook('preParsing', (request, _reply, payload, done) => {
+    const refusal = request.refusal;
+    if (refusal === null) {
+      done(null, payload);
+      return;
+    }
+    const reason = (refusal.details.reason as AuthFailureReason | undefined) ?? 'invalid';
+    metrics.authFailures.inc({ reason });
+    // Failed logins and refused roles are security events: who, from where, why. Never the token.
+    request.log.warn(
+      {
+        reason,
+        detail: refusal.message,
+        ip: request.ip,
+        method: request.method,
+        route: routeOf(request),
+        ...(request.principal === null
+          ? {}
+          : { subject: request.principal.id, role: request.principal.role }),
+      },
+      refusal.code === 'FORBIDDEN' ? 'access denied' : 'authentication failed',
+    );
+    done(refusal);
+  });
+
+  // Authenticated answers are someone's balance or history: no shared cache may keep them.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.principal !== null && !reply.hasHeader('cache-control'))
+      void reply.header('cache-control', 'no-store');
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    metrics.requestDuration.observe(
+      { method: request.method, route: routeOf(request), status: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
   });
 
   app.setErrorHandler((error, request, reply) => {
     const problem = problemOf(error, request);
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: problem.code, detail: problem.detail }, 'request refused');
+    else if (request.refusal === null)
+      request.log.info({ code: problem.code, detail: problem.detail }, 'request refused');
+    metrics.problems.inc({ method: request.method, route: routeOf(request), code: problem.code });
+    options.onProblem?.(request, problem);
     return sendProblem(reply, problem);
   });
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(
-      reply,
-      problemOf(new DomainError('NOT_FOUND', `no route ${request.method} ${request.url}`), request),
-    ),
-  );
+  app.setNotFoundHandler(perMinute > 0 ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
+    const problem = problemOf(
+      new DomainError('NOT_FOUND', `no route ${request.method} ${request.url}`),
+      request,
+    );
+    metrics.problems.inc({ method: request.method, route: routeOf(request), code: problem.code });
+    return sendProblem(reply, problem);
+  });
 
+  // Probes must never be refused for being frequent: a 429 would make an orchestrator restart
+  // a healthy process.
   app.get(
     '/health',
     {
-      config: { public: true },
+      config: { public: true, rateLimit: false },
       schema: { hide: true, response: { 200: z.object({ status: z.literal('ok') }) } },
     },
     () => ({ status: 'ok' as const }),
   );
   app.get(
     '/ready',
-    { config: { public: true }, schema: { hide: true } },
+    { config: { public: true, rateLimit: false }, schema: { hide: true } },
     async (_request, reply) => {
       const checks = (await options.readiness?.()) ?? {};
       const ready = Object.values(checks).every(Boolean);
@@ -143,7 +279,36 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
         .send({ status: ready ? 'ready' : 'not ready', checks });
     },
   );
+  app.get(
+    '/metrics',
+    {
+      config:
+        options.metrics?.public === true ? { public: true } : { roles: ['operator', 'regulator'] },
+      schema: {
+        tags: ['operations'],
+        summary: 'Prometheus metrics (text exposition format)',
+        produces: ['text/plain'],
+      },
+    },
+    async (_request, reply) => {
+      await options.metrics?.beforeScrape?.();
+      return reply
+        .header('content-type', metrics.registry.contentType)
+        .send(await metrics.registry.metrics());
+    },
+  );
   return app;
+}
+
+/** The route template a request matched ('unmatched' for a 404): a bounded metric label. */
+function routeOf(request: FastifyRequest): string {
+  return request.routeOptions.url ?? 'unmatched';
+}
+
+/** Swagger UI and the OpenAPI document: public, registered by @fastify/swagger-ui. */
+function isDocumentation(request: FastifyRequest): boolean {
+  const url = request.routeOptions.url;
+  return url !== undefined && (url === '/docs' || url.startsWith('/docs/'));
 }
 
 /** The command context of a request: the caller, the request's correlation id, the clock. */

@@ -41,24 +41,31 @@ export class TokenAuthority {
       });
       const role = payload.role;
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
-        throw new DomainError('UNAUTHENTICATED', 'the token has no subject');
+        throw new DomainError('UNAUTHENTICATED', 'the token has no subject', {
+          reason: 'invalid',
+        });
       }
       if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
         throw new DomainError(
           'UNAUTHENTICATED',
           `the token's role "${String(role)}" is not a role`,
+          { reason: 'not-a-role' },
         );
       }
       return { id: payload.sub, role: role as Role };
     } catch (error) {
       if (error instanceof DomainError) throw error;
       if (error instanceof joseErrors.JWTExpired)
-        throw new DomainError('UNAUTHENTICATED', 'the token has expired');
+        throw new DomainError('UNAUTHENTICATED', 'the token has expired', { reason: 'expired' });
       if (error instanceof joseErrors.JWSSignatureVerificationFailed) {
-        throw new DomainError('UNAUTHENTICATED', 'the token signature is not valid');
+        throw new DomainError('UNAUTHENTICATED', 'the token signature is not valid', {
+          reason: 'signature',
+        });
       }
       if (error instanceof joseErrors.JOSEError) {
-        throw new DomainError('UNAUTHENTICATED', `the token is not valid (${error.code})`);
+        throw new DomainError('UNAUTHENTICATED', `the token is not valid (${error.code})`, {
+          reason: 'invalid',
+        });
       }
       throw error;
     }

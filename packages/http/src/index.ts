@@ -2,3 +2,5 @@ export * from './auth.js';
 export * from './problem.js';
 export * from './app.js';
 export * from './internal.js';
+export * from './logging.js';
+export * from './metrics.js';

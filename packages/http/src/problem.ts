@@ -29,6 +29,16 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   INTERNAL_ERROR: 'Internal error',
 };
 
+/** Fastify's own refusals (body too large, media type, ...) by status. */
+const TRANSPORT_CODES: Partial<Record<number, ErrorCode>> = {
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
 const titleOf = (code: ErrorCode) =>
   TITLES[code] ??
   code
@@ -83,16 +93,7 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     fastifyError.statusCode >= 400 &&
     fastifyError.statusCode < 500
   ) {
-    const code: ErrorCode =
-      fastifyError.statusCode === 429
-        ? 'RATE_LIMITED'
-        : fastifyError.statusCode === 404
-          ? 'NOT_FOUND'
-          : fastifyError.statusCode === 401
-            ? 'UNAUTHENTICATED'
-            : fastifyError.statusCode === 403
-              ? 'FORBIDDEN'
-              : 'VALIDATION_ERROR';
+    const code: ErrorCode = TRANSPORT_CODES[fastifyError.statusCode] ?? 'VALIDATION_ERROR';
     const problem = base(code, fastifyError.message ?? 'bad request');
     return { ...problem, status: fastifyError.statusCode };
   }

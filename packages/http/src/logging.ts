@@ -1,0 +1,79 @@
+import type { FastifyServerOptions } from 'fastify';
+
+const CENSOR = '[redacted]';
+
+/**
+ * Where credentials sit in the objects Croupier logs: request and response headers (fastify's
+ * `req`/`res`, or headers logged on their own). pino blanks them before a line is written.
+ */
+export const REDACTED_PATHS: readonly string[] = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'authorization',
+  'cookie',
+];
+
+/**
+ * Names whose values are secrets wherever they appear in a logged object: JWT_SECRET,
+ * SHOE_SEED_KEY, a password, a token. Configuration objects are logged whole by mistake more
+ * often than anyone plans to.
+ */
+export function isSecretName(name: string): boolean {
+  return (
+    /secret|password|passwd|authorization|cookie|token$/i.test(name) ||
+    /(^|[_-])key$/i.test(name) ||
+    /[a-z0-9]Key$/.test(name)
+  );
+}
+
+/** `postgres://user:pass@host/db` -> `postgres://user:[redacted]@host/db`. */
+export function withoutUrlPassword(text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:)[^@\s/]+@/gi, `$1${CENSOR}@`);
+}
+
+const MAX_DEPTH = 6;
+
+/** A copy of a log object with secret-named fields and URL passwords blanked. */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.includes('://') ? withoutUrlPassword(value) : value;
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
+  // Errors, buffers and the like keep their own serializers.
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype !== Object.prototype && prototype !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(value)) {
+    copy[key] = isSecretName(key) && field != null ? CENSOR : redactSecrets(field, depth + 1);
+  }
+  return copy;
+}
+
+/** pino options every Croupier logger shares: headers' credentials and secrets never written. */
+export function secureLoggerOptions<T extends { formatters?: object }>(
+  options: T,
+): T & {
+  redact: { paths: string[]; censor: string };
+  formatters: { log: (object: Record<string, unknown>) => Record<string, unknown> };
+} {
+  return {
+    ...options,
+    redact: { paths: [...REDACTED_PATHS], censor: CENSOR },
+    formatters: {
+      ...options.formatters,
+      log: (object: Record<string, unknown>) => redactSecrets(object) as Record<string, unknown>,
+    },
+  };
+}
+
+/** The fastify `logger` option with Croupier's redaction added (false stays false). */
+export function secureFastifyLogger(
+  logger: FastifyServerOptions['logger'],
+): Exclude<FastifyServerOptions['logger'], undefined> {
+  if (logger === undefined || logger === false) return false;
+  return secureLoggerOptions(logger === true ? {} : logger);
+}
