@@ -201,6 +201,30 @@ describe('who may do what', () => {
     );
   });
 
+  it.skipIf(DEPLOYMENT === 'distributed')(
+    'lists failed logins among the significant events',
+    async () => {
+      const { api } = harness;
+      await api.raw('GET', '/v1/wallets/amy', undefined, 'Bearer forged.token.here');
+      await expect
+        .poll(async () => {
+          const log = await api
+            .as('regulator')
+            .get<{ events: { category: string; summary: string }[] }>('/v1/significant-events');
+          return log.body.events.filter((e) => e.category === 'failed-login').map((e) => e.summary);
+        })
+        .toEqual(
+          expect.arrayContaining([
+            expect.stringMatching(
+              /failed login from .*: token not valid \(GET \/v1\/wallets\/amy\)/,
+            ),
+          ]),
+        );
+      const log = await api.as('regulator').get('/v1/significant-events');
+      expect(JSON.stringify(log.body)).not.toContain('forged.token.here');
+    },
+  );
+
   it('lets each role do only its part', async () => {
     const { api } = harness;
     expect((await api.as('player', 'amy').post('/v1/tables/auth-e2e/rounds')).status).toBe(403);

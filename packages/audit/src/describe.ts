@@ -1,6 +1,7 @@
 import {
   roundEventSchema,
   shoeEventSchema,
+  securityEventSchema,
   tableEventSchema,
   walletEventSchema,
   type RoundEvent,
@@ -131,6 +132,14 @@ export function describeEvent(recorded: RecordedEvent): string {
     case 'table-': {
       const parsed = tableEventSchema.safeParse(input);
       if (parsed.success) return describeTable(parsed.data);
+      break;
+    }
+    case 'security-': {
+      const parsed = securityEventSchema.safeParse(input);
+      if (parsed.success) {
+        const { reason, method, path, ip } = parsed.data.data;
+        return `failed login from ${ip}: ${reason} (${method} ${path})`;
+      }
       break;
     }
   }

@@ -5,7 +5,7 @@ import { provenanceOf } from './parse.js';
 
 /**
  * Significant events (GLI-19 style): what a regulator wants listed apart from ordinary play.
- * Failed logins are not events of the log yet (see docs/audit.md).
+ * Failed logins are AuthenticationFailed events of the day's security stream.
  */
 export const SIGNIFICANT_EVENT_CATEGORIES = {
   RoundVoided: 'void',
@@ -22,6 +22,7 @@ export const SIGNIFICANT_EVENT_CATEGORIES = {
   FundsWithdrawn: 'balance-adjustment',
   CommissionCollected: 'balance-adjustment',
   PayoutAdjusted: 'balance-adjustment',
+  AuthenticationFailed: 'failed-login',
 } as const;
 
 export type SignificantCategory =
@@ -40,6 +41,7 @@ export const significantEventSchema = z.object({
     'dealer-change',
     'shoe-closed-early',
     'balance-adjustment',
+    'failed-login',
   ]),
   type: z.string(),
   tableId: z.string().nullable(),

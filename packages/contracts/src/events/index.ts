@@ -4,3 +4,4 @@ export * from './table.js';
 export * from './shoe.js';
 export * from './round.js';
 export * from './wallet.js';
+export * from './security.js';
