@@ -17,7 +17,7 @@ await runProcess('wallet', async (logger) => {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
-      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
     },
     process.env,
   );
@@ -50,11 +50,14 @@ await runProcess('wallet', async (logger) => {
     version: '1.0.0',
     tokens: new TokenAuthority(config.JWT_SECRET),
     logger: { level: config.LOG_LEVEL },
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics: { public: config.METRICS_PUBLIC },
     readiness: async () => ({
       eventStore: await store.readStream('health-check', { limit: 1 }).then(
         () => true,
         () => false,
       ),
+      ...(bus === null ? {} : { redis: (await bus.ready?.()) ?? true }),
     }),
   });
   walletRoutes(app, { wallets });
