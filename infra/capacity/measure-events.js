@@ -8,6 +8,8 @@
  *     (players x bets per player), shoe events amortized over the rounds of the shoe;
  *   - bytes per event: pg_total_relation_size of the events table (heap, TOAST and its three
  *     indexes) divided by its rows, and the jsonb sizes of data and metadata per event type;
+ *   - appends (transactions) per round: the store's writes;
+ *   - how fast a fresh gateway System replays the whole log into its in-memory read models;
  *   - with Redis: bytes kept per completed settlement message (BullMQ job hash).
  *
  * Everything it creates lives in a fresh schema (DATABASE_SCHEMA, default capacity_<time>) and
@@ -146,7 +148,9 @@ for (let last = -1, stable = 0; stable < 3;) {
 const category = (stream) => stream.slice(0, stream.indexOf('-'));
 const rows = (
   await client.query(
-    `SELECT stream_name, event_type, count(*)::int AS n FROM ${events} GROUP BY 1, 2 ORDER BY 1, 2`,
+    `SELECT stream_name, event_type, count(*)::int AS n,
+            array_agg(DISTINCT transaction_id::text) AS transactions
+       FROM ${events} GROUP BY 1, 2 ORDER BY 1, 2`,
   )
 ).rows;
 const scenarios = SCENARIOS.map(({ players, bets, tableId }) => {
@@ -161,10 +165,13 @@ const scenarios = SCENARIOS.map(({ players, bets, tableId }) => {
     .reduce((sum, row) => sum + row.n, 0);
   const byType = {};
   const byCategory = {};
+  // Each append is one transaction (one call of append_events): the store's writes.
+  const transactions = new Set();
   let perRound = 0;
   for (const row of mine) {
     // Deposits and the table's opening are set-up, not per-round work.
     if (row.event_type === 'FundsDeposited' || row.event_type === 'TableOpened') continue;
+    row.transactions.forEach((id) => transactions.add(id));
     byType[row.event_type] = (byType[row.event_type] ?? 0) + row.n;
     byCategory[category(row.stream_name)] = (byCategory[category(row.stream_name)] ?? 0) + row.n;
     perRound += row.n;
@@ -179,10 +186,23 @@ const scenarios = SCENARIOS.map(({ players, bets, tableId }) => {
     shoes: byType.ShoeShuffled ?? 0,
     seconds: timings[tableId],
     eventsPerRound: per(perRound),
+    appendsPerRound: per(transactions.size),
     perRoundByType: Object.fromEntries(Object.entries(byType).map(([k, v]) => [k, per(v)])),
     perRoundByStream: Object.fromEntries(Object.entries(byCategory).map(([k, v]) => [k, per(v)])),
   };
 });
+
+// Start-up cost of the in-memory read models (docs/adr/0006): a second System on the same
+// schema replays the whole log into its projections.
+const replay = await System.create({
+  config: { ...config, REDIS_URL: undefined },
+  logger: pino({ level: 'silent' }),
+  autoDeal: false,
+});
+const replayStarted = performance.now();
+await replay.hub.start();
+const replaySeconds = (performance.now() - replayStarted) / 1000;
+await replay.stop();
 
 await client.query(`VACUUM ANALYZE ${events}`);
 const [size] = (
@@ -275,6 +295,11 @@ process.stdout.write(
       bus: system.bus.kind,
       schema: SCHEMA,
       scenarios,
+      replay: {
+        events: rowsN,
+        seconds: Number(replaySeconds.toFixed(2)),
+        eventsPerSecond: Math.round(rowsN / replaySeconds),
+      },
       storage,
       redis,
     },
