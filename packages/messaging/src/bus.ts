@@ -22,4 +22,9 @@ export interface SettlementBus {
     options?: { concurrency?: number },
   ): Promise<SettlementConsumer>;
   close(): Promise<void>;
+  /**
+   * Whether the bus can take a message right now (BullMQ: Redis answers a PING within a
+   * second), for readiness checks. Optional: a bus without one is taken as ready.
+   */
+  ready?(): Promise<boolean>;
 }

@@ -50,4 +50,9 @@ export class InProcessSettlementBus implements SettlementBus {
     this.handlers.clear();
     await Promise.allSettled([...this.inFlight]);
   }
+
+  /** Always: it lives in this process. */
+  ready(): Promise<boolean> {
+    return Promise.resolve(true);
+  }
 }

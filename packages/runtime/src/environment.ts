@@ -32,6 +32,13 @@ export const baseEnvironmentShape = {
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Requests a client (token subject and role, else IP) may make per minute to this process;
+   * service tokens are exempt. 0 turns limiting off.
+   */
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6_000),
+  /** Serve /metrics without a token: only where the port is reachable by monitoring alone. */
+  METRICS_PUBLIC: z.stringbool().default(false),
 } as const;
 
 export class ConfigError extends Error {

@@ -7,6 +7,7 @@ import { walletRoutes } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
+import { GatewayMetrics } from './metrics.js';
 import { recordFailedLogins } from './security-log.js';
 import type { System } from './system.js';
 
@@ -19,7 +20,11 @@ export const API_VERSION = '1.0.0';
 export async function buildApp(
   system: System,
   logger: FastifyServerOptions['logger'] = false,
+  options: { readonly metrics?: GatewayMetrics } = {},
 ): Promise<HttpApp> {
+  const metrics =
+    options.metrics ??
+    new GatewayMetrics({ store: system.store, subscriptions: () => system.runningSubscriptions });
   const app = await createHttpApp({
     title: 'Croupier',
     version: API_VERSION,
@@ -28,7 +33,17 @@ export async function buildApp(
       'errors are application/problem+json with a stable `code`.',
     tokens: system.tokens,
     logger,
-    readiness: async () => ({ eventStore: await system.storeReady() }),
+    readiness: async () => ({
+      eventStore: await system.storeReady(),
+      ...(system.bus.kind === 'bullmq' ? { redis: (await system.bus.ready?.()) ?? true } : {}),
+    }),
+    rateLimitPerMinute: system.config.RATE_LIMIT_PER_MINUTE,
+    metrics: {
+      registry: metrics.registry,
+      public: system.config.METRICS_PUBLIC,
+      beforeScrape: () => metrics.refresh(),
+    },
+    onProblem: metrics.onProblem,
   });
   // Reads right after a write see it: the read models catch up before answering.
   app.addHook('preHandler', async (request) => {

@@ -54,6 +54,13 @@ const environmentSchema = z
     BETTING_WINDOW_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     /** Debits with no bet recorded are refunded this long after betting closed. */
     ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+    /**
+     * Requests a client (token subject and role, else IP) may make per minute to this process;
+     * service tokens are exempt. 0 turns limiting off.
+     */
+    RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6_000),
+    /** Serve /metrics without a token: only where the port is reachable by monitoring alone. */
+    METRICS_PUBLIC: z.stringbool().default(false),
   })
   .superRefine((env, context) => {
     if (env.EVENTSTORE === 'postgres' && env.DATABASE_URL === undefined) {

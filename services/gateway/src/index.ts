@@ -6,3 +6,4 @@ export * from './audit-evidence.js';
 export * from './audit-routes.js';
 export * from './rebuild.js';
 export * from './game-recall-csv.js';
+export * from './metrics.js';

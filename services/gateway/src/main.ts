@@ -1,6 +1,8 @@
+import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { System } from './system.js';
+import { GatewayMetrics, timedAppends } from './metrics.js';
+import { openStore, System } from './system.js';
 
 /** Starts Croupier: every service in one process, on the configured store. */
 async function main(): Promise<void> {
@@ -16,9 +18,16 @@ async function main(): Promise<void> {
   }
   const logger = { level: config.LOG_LEVEL };
   const bootstrap = (await import('pino')).default(logger);
-  const system = await System.create({ config, logger: bootstrap });
+  const registry = new Registry();
+  // Opened here rather than by the System, so that every append is timed for /metrics.
+  const store = timedAppends(await openStore(config), registry);
+  const system = await System.create({ config, logger: bootstrap, store });
   await system.start();
-  const app = await buildApp(system, logger);
+  const metrics = new GatewayMetrics(
+    { store, subscriptions: () => system.runningSubscriptions },
+    registry,
+  );
+  const app = await buildApp(system, logger, { metrics });
   await app.listen({ host: config.HOST, port: config.PORT });
   bootstrap.info(
     {
@@ -36,6 +45,7 @@ async function main(): Promise<void> {
     bootstrap.info({ signal }, 'shutting down: finishing in-flight work');
     await app.close();
     await system.stop();
+    await store.close();
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -211,6 +211,11 @@ export class System {
     if (this.options.store === undefined) await this.store.close();
   }
 
+  /** The subscriptions this process runs (settlement reactor, outbox, commission), for metrics. */
+  get runningSubscriptions(): readonly Subscription[] {
+    return this.subscriptions;
+  }
+
   /** Whether the store answers: a read of one stream. */
   async storeReady(): Promise<boolean> {
     try {

@@ -69,6 +69,8 @@ await runProcess('round', async (logger) => {
     version: '1.0.0',
     tokens,
     logger: { level: config.LOG_LEVEL },
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics: { public: config.METRICS_PUBLIC },
     readiness: async () => ({
       eventStore: await store.readStream('health-check', { limit: 1 }).then(
         () => true,

@@ -2,7 +2,9 @@ import { createHttpApp, TokenAuthority } from '@croupier/http';
 import { createSettlementBus } from '@croupier/messaging';
 import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
+import { Registry } from 'prom-client';
 import { startOutbox } from './application/outbox.js';
+import { SubscriptionMetrics } from './application/outbox-metrics.js';
 import { startSettlementReactor } from './application/settlement-reactor.js';
 import { settlementRoutes } from './http/routes.js';
 
@@ -28,16 +30,25 @@ await runProcess('settlement', async (logger) => {
     startSettlementReactor(store, report('settlement')),
     startOutbox(store, bus, report('settlement-outbox')),
   ];
+  const registry = new Registry();
+  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
   const app = await createHttpApp({
     title: 'Croupier settlement service',
     version: '1.0.0',
     tokens: new TokenAuthority(config.JWT_SECRET),
     logger: { level: config.LOG_LEVEL },
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics: {
+      registry,
+      public: config.METRICS_PUBLIC,
+      beforeScrape: () => subscriptionMetrics.refresh(),
+    },
     readiness: async () => ({
       eventStore: await store.readStream('health-check', { limit: 1 }).then(
         () => true,
         () => false,
       ),
+      redis: (await bus.ready?.()) ?? true,
     }),
   });
   settlementRoutes(app, { store });

@@ -20,6 +20,8 @@ await runProcess('shoe', async (logger) => {
     version: '1.0.0',
     tokens: new TokenAuthority(config.JWT_SECRET),
     logger: { level: config.LOG_LEVEL },
+    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
+    metrics: { public: config.METRICS_PUBLIC },
     readiness: async () => ({
       eventStore: await store.readStream('health-check', { limit: 1 }).then(
         () => true,
