@@ -1,0 +1,144 @@
+import { createHmac } from 'node:crypto';
+import type { Role } from '@croupier/contracts';
+import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+import type { System } from '@croupier/gateway';
+import { createHttpApp, type HttpApp } from '@croupier/http';
+import { shoeInternalRoutes } from '@croupier/shoe';
+import { walletInternalRoutes } from '@croupier/wallet';
+import { expect } from 'vitest';
+
+/** The whole HTTP surface of Croupier, as tests of hostile input and access enumerate it. */
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+
+export interface Endpoint {
+  readonly method: Method;
+  /** The route template, e.g. `/v1/rounds/:roundId/bets`. */
+  readonly url: string;
+  /** Which app serves it: the gateway, or the services' internal routes. */
+  readonly surface: 'gateway' | 'internal';
+}
+
+/**
+ * Every route of an app, read from `printRoutes` so that a route added tomorrow is covered by
+ * tomorrow's run. HEAD (fastify's automatic twin of GET) and wildcards are left out.
+ */
+export function endpointsOf(app: HttpApp, surface: Endpoint['surface']): Endpoint[] {
+  const tree = app.printRoutes({ commonPrefix: false });
+  const stack: string[] = [];
+  const endpoints: Endpoint[] = [];
+  for (const line of tree.split('\n')) {
+    const match = /^((?:│ {3}| {4})*)(?:├── |└── )(.+?)(?: \(([A-Z, ]+)\))?$/.exec(line);
+    if (match === null) continue;
+    const depth = match[1]!.length / 4;
+    stack.length = depth;
+    const url = (stack[depth - 1] ?? '') + match[2]!;
+    stack.push(url);
+    if (url.includes('*') || match[3] === undefined) continue;
+    for (const method of match[3].split(', ')) {
+      if (method !== 'HEAD') endpoints.push({ method: method as Method, url, surface });
+    }
+  }
+  return endpoints;
+}
+
+/** The internal routes the services expose to each other, over the same System. */
+export async function internalApp(system: System, rateLimitPerMinute = 0): Promise<HttpApp> {
+  const app = await createHttpApp({
+    title: 'Croupier internal routes',
+    version: '1',
+    tokens: system.tokens,
+    rateLimitPerMinute,
+  });
+  shoeInternalRoutes(app, { shoes: system.shoes });
+  walletInternalRoutes(app, { wallets: system.wallets });
+  return app;
+}
+
+/** Fills a route template's parameters. */
+export function fillPath(url: string, params: Readonly<Record<string, string>>): string {
+  return url.replace(/:([A-Za-z]+)/g, (_whole, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`no value for :${name} in ${url}`);
+    return value;
+  });
+}
+
+/** The parameter names of a route template. */
+export function paramsOf(url: string): string[] {
+  return [...url.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
+}
+
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+
+/**
+ * A JWT signed by hand (HS256, or unsigned with alg "none"), to present the API with tokens
+ * TokenAuthority would never issue: other issuers, audiences, algorithms, no subject.
+ */
+export function handMadeToken(
+  payload: Record<string, unknown>,
+  secret: string,
+  alg: 'HS256' | 'none' = 'HS256',
+): string {
+  const now = Math.floor(Date.now() / 1000);
+  const unsigned = `${base64url({ alg, typ: 'JWT' })}.${base64url({
+    iss: 'croupier',
+    aud: 'croupier-api',
+    iat: now,
+    exp: now + 600,
+    ...payload,
+  })}`;
+  if (alg === 'none') return `${unsigned}.`;
+  return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
+}
+
+/** Every role of the API, the services' `system` included. */
+export const ALL_ROLES: readonly Role[] = [
+  'player',
+  'dealer',
+  'supervisor',
+  'operator',
+  'regulator',
+  'system',
+];
+
+/** Events appended after `after`, outside the security log (failed logins are recorded there). */
+export async function eventsAfter(
+  store: EventStore,
+  after: bigint | undefined,
+): Promise<RecordedEvent[]> {
+  const events: RecordedEvent[] = [];
+  let cursor = after;
+  for (;;) {
+    const page = await store.readAll({
+      ...(cursor === undefined ? {} : { after: cursor }),
+      limit: 1_000,
+    });
+    events.push(...page);
+    if (page.length < 1_000) return events;
+    cursor = page.at(-1)!.position;
+  }
+}
+
+/** The store's last position (undefined while it is empty). */
+export async function lastPosition(store: EventStore): Promise<bigint | undefined> {
+  return (await eventsAfter(store, undefined)).at(-1)?.position;
+}
+
+/** Whether an event belongs to the game's state rather than to the security log. */
+export const isStateEvent = (event: RecordedEvent): boolean =>
+  !event.stream.startsWith('security-');
+
+/** Asserts a refusal is a 4xx problem+json whose body repeats its status and a stable code. */
+export function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  what: string,
+): { code: string; status: number; detail: string } {
+  expect(response.statusCode, what).toBeGreaterThanOrEqual(400);
+  expect(response.statusCode, what).toBeLessThan(500);
+  expect(String(response.headers['content-type']), what).toMatch(/^application\/problem\+json/);
+  const problem = JSON.parse(response.body) as { code: string; status: number; detail: string };
+  expect(problem.status, what).toBe(response.statusCode);
+  expect(problem.code, what).toMatch(/^[A-Z_]+$/);
+  return problem;
+}
