@@ -36,7 +36,7 @@ const BATCH = 10;
 describe('postgres under concurrent writers', () => {
   it(
     `${WRITERS} writers x ${EVENTS_PER_WRITER} events: the subscriber gets each exactly once, in commit order`,
-    { timeout: 120_000 },
+    { timeout: 360_000 },
     async () => {
       const prefix = uniqueName('conc');
       const received: RecordedEvent[] = [];
