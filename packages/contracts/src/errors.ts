@@ -45,6 +45,7 @@ export const ERROR_STATUS = {
   SEED_MISMATCH: 422,
   /** Transport refusals: the request never reached a command. */
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,

@@ -92,6 +92,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       return typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
     },
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    // URLs the router cannot even read (bad percent-encoding, a path parameter over 100
+    // characters) never reach the hooks or the error handler: answer them as problems too.
+    frameworkErrors: (error, request, reply) => {
+      void reply.header(CORRELATION_HEADER, request.id);
+      void sendProblem(reply, problemOf(error, request));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);

@@ -198,6 +198,22 @@ describe('request bodies', () => {
   });
 });
 
+describe('URLs the router cannot read', () => {
+  it('answers a path parameter over 100 characters and bad percent-encoding as problems', async () => {
+    const app = await appWith();
+    app.get('/v1/things/:id', { config: { roles: ['operator'] } }, () => ({ ok: true }));
+    const long = await app.inject({ method: 'GET', url: `/v1/things/${'a'.repeat(101)}` });
+    expect(long.statusCode).toBe(414);
+    expect(long.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(long.json()).toMatchObject({ code: 'URI_TOO_LONG', status: 414 });
+    expect(long.headers['x-correlation-id']).toBeDefined();
+    const garbled = await app.inject({ method: 'GET', url: '/v1/things/%E0%A4%A' });
+    expect(garbled.statusCode).toBe(400);
+    expect(garbled.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(garbled.json()).toMatchObject({ code: 'VALIDATION_ERROR', status: 400 });
+  });
+});
+
 describe('security headers', () => {
   it('sends helmet headers on answers and on problems, and no-store on authenticated ones', async () => {
     const app = await appWith();
