@@ -100,7 +100,10 @@ async function dealTable(tableId: string) {
     try {
       const round = (await call(dealer, 'POST', `/v1/tables/${tableId}/rounds`)) as {
         roundId: string;
+        number: number;
       };
+      // Pair bets are offered up to round 60 of a shoe (rules.md section 4).
+      const pairOffered = round.number <= 60;
       await Promise.all(
         bots
           .filter((bot) => bot.tableId === tableId)
@@ -109,7 +112,7 @@ async function dealTable(tableId: string) {
             await call(bot.token, 'POST', `/v1/rounds/${round.roundId}/bets`, {
               bets: [
                 { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000 },
-                ...(index % 2 === 0 ? [{ type: 'player_pair', amount: 100 }] : []),
+                ...(index % 2 === 0 && pairOffered ? [{ type: 'player_pair', amount: 100 }] : []),
               ],
             });
             betLatencies.push(performance.now() - t0);

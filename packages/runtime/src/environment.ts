@@ -16,8 +16,8 @@ export const baseEnvironmentShape = {
   EVENTSTORE_URL: z
     .string()
     .regex(
-      /^(esdb|kurrentdb|esdb\+discover|kurrentdb\+discover):\/\//,
-      'must be an esdb:// or kurrentdb:// connection string',
+      /^esdb(\+discover)?:\/\//,
+      'must be an esdb:// or esdb+discover:// connection string (the client takes no kurrentdb://)',
     )
     .optional(),
   REDIS_URL: z.url().optional(),
