@@ -238,6 +238,15 @@ export interface Roads {
     /** Tie marks by logical position: streak (column) and entry in it (row). */
     readonly ties: { column: number; row: number; count: number }[];
     readonly pendingTies: number;
+    /** The big road as drawn: each result's cell, with its ties and pair marks. */
+    readonly cells: {
+      column: number;
+      row: number;
+      result: 'B' | 'P';
+      ties: number;
+      bankerPair: boolean;
+      playerPair: boolean;
+    }[];
   };
   readonly bigEyeBoy: string;
   readonly smallRoad: string;
@@ -260,6 +269,7 @@ export function roadsOf(rounds: readonly RoundMark[]): Roads {
       if (entry.ties > 0) ties.push({ column, row, count: entry.ties });
     });
   });
+  const bigCells = layOutStreaks(big.streaks);
   const drawDerived = (marks: DerivedMark[]): string[] =>
     renderGrid(layOutStreaks(streaksOf(marks)), (mark) => mark);
   return {
@@ -268,6 +278,7 @@ export function roadsOf(rounds: readonly RoundMark[]): Roads {
       columns: big.streaks.map((streak) => streak.map((entry) => entry.result).join('')),
       ties,
       pendingTies: big.pendingTies,
+      cells: bigCells.map(({ column, row, value }) => ({ column, row, ...value })),
     },
     bigEyeBoy: derived.bigEyeBoy.join(''),
     smallRoad: derived.smallRoad.join(''),
@@ -275,7 +286,7 @@ export function roadsOf(rounds: readonly RoundMark[]): Roads {
     ask: askPreview(rounds),
     grids: {
       beadPlate: renderGrid(beadPlate(rounds), (cell) => cell.result),
-      bigRoad: renderGrid(layOutStreaks(big.streaks), (entry) => entry.result),
+      bigRoad: renderGrid(bigCells, (entry) => entry.result),
       bigEyeBoy: drawDerived(derived.bigEyeBoy),
       smallRoad: drawDerived(derived.smallRoad),
       cockroachPig: drawDerived(derived.cockroachPig),

@@ -39,6 +39,15 @@ describe('big road', () => {
     expect(road.bigRoad.columns).toEqual(['BB', 'PPP', 'B', 'P', 'BBB']);
     expect(road.bigRoad.ties).toEqual([{ column: 1, row: 2, count: 1 }]);
     expect(road.grids.bigRoad).toEqual(['BPBPB', 'BP..B', '.P..B', '.....', '.....', '.....']);
+    // The drawn cells carry what the grid cannot: the tie on the third Player.
+    expect(road.bigRoad.cells.find((c) => c.ties > 0)).toEqual({
+      column: 1,
+      row: 2,
+      result: 'P',
+      ties: 1,
+      bankerPair: false,
+      playerPair: false,
+    });
   });
 
   it('marks ties before the first result on the first cell', () => {

@@ -1,6 +1,6 @@
 // @ts-check
 /* global document, sessionStorage, fetch, location, URLSearchParams, history, atob */
-import { cellsOf, layOut, ROWS } from './roads.js';
+import { cellsOf, ROWS } from './roads.js';
 
 const TOKEN_KEY = 'croupier.token';
 const SUITS = { C: '♣', D: '♦', H: '♥', S: '♠' };
@@ -355,11 +355,8 @@ function roadView(kind, cells, extra = () => []) {
 async function showRoads(tableId) {
   say(`Loading the roads of ${tableId}…`);
   const roads = await api(`/v1/tables/${encodeURIComponent(tableId)}/roads`);
-  const streaks = roads.bigRoad.columns.map((/** @type {string} */ column) => [...column]);
-  const ties = new Map(
-    roads.bigRoad.ties.map((/** @type {any} */ t) => [`${t.column},${t.row}`, t.count]),
-  );
-  const big = layOut(streaks).map((c) => ({ ...c, ties: ties.get(`${c.streak},${c.entry}`) ?? 0 }));
+  // The API draws the big road (dragon tails included): each cell with its ties.
+  const big = roads.bigRoad.cells.map((/** @type {any} */ c) => ({ ...c, value: c.result }));
   const tieMarks = (/** @type {any} */ cell) =>
     cell.ties > 0
       ? [
