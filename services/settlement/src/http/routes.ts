@@ -11,7 +11,8 @@ import { OUTBOX_EVENTS, settlementMessagesOf } from '../application/outbox.js';
 const positionSchema = z
   .string()
   .regex(/^\d{1,39}$/, 'must be a decimal position (0 for the start)')
-  .refine((text) => BigInt(text) < 2n ** 128n, 'must be below 2^128');
+  // zod runs every check even after one failed: BigInt() must not see what the regex refused.
+  .refine((text) => !/^\d{1,39}$/.test(text) || BigInt(text) < 2n ** 128n, 'must be below 2^128');
 
 export const settlementPageSchema = z.object({
   /** The cursor the page was read after. */
