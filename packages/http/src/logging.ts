@@ -54,7 +54,7 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
 }
 
 /** pino options every Croupier logger shares: headers' credentials and secrets never written. */
-export function secureLoggerOptions<T extends { formatters?: object }>(
+export function secureLoggerOptions<T extends object>(
   options: T,
 ): T & {
   redact: { paths: string[]; censor: string };
@@ -64,7 +64,7 @@ export function secureLoggerOptions<T extends { formatters?: object }>(
     ...options,
     redact: { paths: [...REDACTED_PATHS], censor: CENSOR },
     formatters: {
-      ...options.formatters,
+      ...(options as { formatters?: object }).formatters,
       log: (object: Record<string, unknown>) => redactSecrets(object) as Record<string, unknown>,
     },
   };

@@ -1,3 +1,4 @@
+import { secureLoggerOptions } from '@croupier/http';
 import { pino, type Logger } from 'pino';
 import { ConfigError } from './environment.js';
 
@@ -15,7 +16,8 @@ export async function runProcess(
   start: (logger: Logger) => Promise<Process>,
   level = process.env.LOG_LEVEL ?? 'info',
 ): Promise<void> {
-  const logger = pino({ name, level });
+  // The same redaction as the HTTP loggers: no credential or secret ever reaches a log line.
+  const logger = pino(secureLoggerOptions({ name, level }));
   let running: Process;
   try {
     running = await start(logger);

@@ -1,3 +1,4 @@
+import { secureLoggerOptions } from '@croupier/http';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = { level: config.LOG_LEVEL };
-  const bootstrap = (await import('pino')).default(logger);
+  const bootstrap = (await import('pino')).default(secureLoggerOptions(logger));
   const registry = new Registry();
   // Opened here rather than by the System, so that every append is timed for /metrics.
   const store = timedAppends(await openStore(config), registry);
