@@ -1,7 +1,6 @@
-import { join, resolve } from 'node:path';
 import { ProjectionHub, systemContext } from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
-import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
+import type { EventStore, Subscription } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
@@ -24,6 +23,7 @@ import {
   WalletService,
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
+import { openStore as openConfiguredStore } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
 import { PlayerHistory } from './player-history.js';
 
@@ -39,24 +39,9 @@ export interface SystemOptions {
   readonly sweepIntervalMs?: number;
 }
 
-/** Opens the event store the configuration names. */
+/** Opens the event store the configuration names (PGlite under DATA_DIR by default). */
 export function openStore(config: GatewayConfig): Promise<EventStore> {
-  switch (config.EVENTSTORE) {
-    case 'postgres':
-      return createEventStore({
-        kind: 'postgres',
-        connectionString: config.DATABASE_URL!,
-        schema: config.DATABASE_SCHEMA,
-        applicationName: 'croupier-gateway',
-      });
-    case 'esdb':
-      return createEventStore({ kind: 'esdb', connectionString: config.EVENTSTORE_URL! });
-    case 'pglite':
-      return createEventStore({
-        kind: 'pglite',
-        dataDir: join(resolve(config.DATA_DIR), 'eventstore'),
-      });
-  }
+  return openConfiguredStore(config, 'gateway');
 }
 
 /**
