@@ -284,6 +284,18 @@ export class BullMqSettlementBus implements SettlementBus {
   /** Whether Redis answers the producer right now. */
   async ready(): Promise<boolean> {
     try {
+      // A connection still being made (a bus just created, Redis just back) is given a moment.
+      if (this.producer.status !== 'ready') {
+        await deadline(
+          new Promise<void>((resolve) =>
+            this.producer.once('ready', () => {
+              resolve();
+            }),
+          ),
+          1_000,
+          'connect',
+        );
+      }
       await deadline(this.producer.ping(), 1_000, 'ping');
       return true;
     } catch {

@@ -23,7 +23,7 @@ import {
   WalletService,
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
-import { openStore as openConfiguredStore } from '@croupier/runtime';
+import { openStore as openConfiguredStore, storeAnswers } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
 import { PlayerHistory } from './player-history.js';
 
@@ -202,12 +202,7 @@ export class System {
   }
 
   /** Whether the store answers: a read of one stream. */
-  async storeReady(): Promise<boolean> {
-    try {
-      await this.store.readStream('health-check', { limit: 1 });
-      return true;
-    } catch {
-      return false;
-    }
+  storeReady(): Promise<boolean> {
+    return storeAnswers(this.store);
   }
 }

@@ -1,7 +1,7 @@
 import { ProjectionHub } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
-import { createHttpApp, serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
-import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
+import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { AutoDealer } from './application/auto-dealer.js';
@@ -64,19 +64,10 @@ await runProcess('round', async (logger) => {
       });
   }, 5_000);
 
-  const app = await createHttpApp({
+  const app = await createServiceApp({
     title: 'Croupier round service',
-    version: '1.0.0',
-    tokens,
-    logger: { level: config.LOG_LEVEL },
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    metrics: { public: config.METRICS_PUBLIC },
-    readiness: async () => ({
-      eventStore: await store.readStream('health-check', { limit: 1 }).then(
-        () => true,
-        () => false,
-      ),
-    }),
+    settings: config,
+    store,
   });
   app.addHook('preHandler', async (request) => {
     if (request.method === 'GET' && request.url.startsWith('/v1/')) await hub.sync();

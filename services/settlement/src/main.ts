@@ -1,6 +1,5 @@
-import { createHttpApp, TokenAuthority } from '@croupier/http';
 import { createSettlementBus } from '@croupier/messaging';
-import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
 import { Registry } from 'prom-client';
 import { startOutbox } from './application/outbox.js';
@@ -32,24 +31,12 @@ await runProcess('settlement', async (logger) => {
   ];
   const registry = new Registry();
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
-  const app = await createHttpApp({
+  const app = await createServiceApp({
     title: 'Croupier settlement service',
-    version: '1.0.0',
-    tokens: new TokenAuthority(config.JWT_SECRET),
-    logger: { level: config.LOG_LEVEL },
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    metrics: {
-      registry,
-      public: config.METRICS_PUBLIC,
-      beforeScrape: () => subscriptionMetrics.refresh(),
-    },
-    readiness: async () => ({
-      eventStore: await store.readStream('health-check', { limit: 1 }).then(
-        () => true,
-        () => false,
-      ),
-      redis: (await bus.ready?.()) ?? true,
-    }),
+    settings: config,
+    store,
+    checks: { redis: async () => (await bus.ready?.()) ?? true },
+    metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
   settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });

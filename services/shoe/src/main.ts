@@ -1,5 +1,4 @@
-import { createHttpApp, TokenAuthority } from '@croupier/http';
-import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
 import { SeedVault } from './application/seed-vault.js';
 import { ShoeService } from './application/shoe-service.js';
@@ -15,19 +14,10 @@ await runProcess('shoe', async (logger) => {
   );
   const store = await openStore(config, 'shoe');
   const shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY!));
-  const app = await createHttpApp({
+  const app = await createServiceApp({
     title: 'Croupier shoe service',
-    version: '1.0.0',
-    tokens: new TokenAuthority(config.JWT_SECRET),
-    logger: { level: config.LOG_LEVEL },
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    metrics: { public: config.METRICS_PUBLIC },
-    readiness: async () => ({
-      eventStore: await store.readStream('health-check', { limit: 1 }).then(
-        () => true,
-        () => false,
-      ),
-    }),
+    settings: config,
+    store,
   });
   shoeRoutes(app, { shoes });
   shoeInternalRoutes(app, { shoes });

@@ -1,7 +1,6 @@
 import { ProjectionHub } from '@croupier/application';
-import { createHttpApp, TokenAuthority } from '@croupier/http';
 import { createSettlementBus } from '@croupier/messaging';
-import { openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
 import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
 import { consumeSettlements } from './application/settlement-consumer.js';
@@ -45,20 +44,11 @@ await runProcess('wallet', async (logger) => {
   const collector = startCommissionCollector(store, hub, ledger, wallets, (error) => {
     logger.warn({ err: error }, 'commission collector retrying');
   });
-  const app = await createHttpApp({
+  const app = await createServiceApp({
     title: 'Croupier wallet service',
-    version: '1.0.0',
-    tokens: new TokenAuthority(config.JWT_SECRET),
-    logger: { level: config.LOG_LEVEL },
-    rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
-    metrics: { public: config.METRICS_PUBLIC },
-    readiness: async () => ({
-      eventStore: await store.readStream('health-check', { limit: 1 }).then(
-        () => true,
-        () => false,
-      ),
-      ...(bus === null ? {} : { redis: (await bus.ready?.()) ?? true }),
-    }),
+    settings: config,
+    store,
+    checks: bus === null ? {} : { redis: async () => (await bus.ready?.()) ?? true },
   });
   walletRoutes(app, { wallets });
   walletInternalRoutes(app, { wallets });
