@@ -6,6 +6,7 @@ import {
   type CommissionMode,
 } from './bets.js';
 import { CARDS_PER_DECK, MAX_DECKS, MIN_DECKS } from './cards.js';
+import { largestPayout } from './settlement.js';
 
 /** `shoe`: shuffle once, deal to the cut card. `every-round`: a fresh shuffle before every round. */
 export type ShufflePolicy = 'shoe' | 'every-round';
@@ -131,6 +132,16 @@ export function tableRulesProblems(rules: TableRules): ConfigProblem[] {
       problem(['bets', type, 'max'], 'must be a positive integer (minor units)');
     if (limit.max < limit.min)
       problem(['bets', type, 'max'], `must be at least min (${limit.min})`);
+    if (
+      isPositiveInteger(limit.max) &&
+      TIE_ODDS.includes(rules.tieOdds) &&
+      largestPayout(type as BetType, limit.max, rules) > BigInt(Number.MAX_SAFE_INTEGER)
+    ) {
+      problem(
+        ['bets', type, 'max'],
+        `a winning ${type} bet of max would pay more than ${Number.MAX_SAFE_INTEGER} minor units`,
+      );
+    }
     if (limit.maxRound !== null && !isPositiveInteger(limit.maxRound)) {
       problem(['bets', type, 'maxRound'], 'must be a positive integer or null');
     }

@@ -1,5 +1,5 @@
 import { BANKER_MODES, isBetType, type BankerMode, type BetType } from './bets.js';
-import { isValidStake } from './settlement.js';
+import { isValidStake, largestPayout } from './settlement.js';
 import type { TableRules } from './table.js';
 
 /** Stable codes of every reason a bet can be refused. */
@@ -46,7 +46,7 @@ export interface ValidBet {
 /** The part of a table's rules that bets are validated against. */
 export type BettingRules = Pick<
   TableRules,
-  'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats'
+  'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats' | 'tieOdds'
 >;
 
 /** A player's stakes already placed in the round, by bet type (minor units). */
@@ -139,6 +139,15 @@ export function validateBets(
       throw new BetRejectedError(
         'BET_ABOVE_MAX',
         `"${type}" total ${total} would exceed the table maximum ${limit.max}`,
+        'amount',
+      );
+    }
+    // With a Player/Banker difference limit nothing else caps these totals: a win must still
+    // be payable as an exact integer number of minor units.
+    if (largestPayout(type, total, rules) > BigInt(Number.MAX_SAFE_INTEGER)) {
+      throw new BetRejectedError(
+        'BET_ABOVE_MAX',
+        `"${type}" total ${total} could win more than ${Number.MAX_SAFE_INTEGER} minor units`,
         'amount',
       );
     }

@@ -6,6 +6,7 @@ import {
   dealRound,
   evaluateRound,
   InvalidStakeError,
+  PayoutOverflowError,
   settleBet,
   type BankerMode,
   type BetType,
@@ -87,6 +88,26 @@ describe('settlement of hand-picked rounds', () => {
     expect(payout('banker', BANKER_NATURAL_8, 30).payout).toBe(58);
     expect(payout('banker', BANKER_NATURAL_8, 10).commission).toBe(1);
     expect(payout('banker', BANKER_NATURAL_8, 30).commission).toBe(2);
+  });
+
+  it('a one-unit Banker win floors its winnings to nothing: the stake comes back', () => {
+    expect(payout('banker', BANKER_NATURAL_8, 1)).toEqual({
+      result: 'win',
+      stake: 1,
+      payout: 1,
+      commission: 1,
+    });
+    expect(payout('banker', BANKER_SIX_TWO_CARDS, 1, 'no_commission').payout).toBe(1);
+  });
+
+  it('never pays an amount a number cannot hold exactly', () => {
+    const fits = Math.floor(Number.MAX_SAFE_INTEGER / 51); // lucky six 3 pays 50:1
+    expect(payout('lucky_six_3', BANKER_SIX_THREE_CARDS, fits).payout).toBe(fits * 51);
+    expect(() => payout('lucky_six_3', BANKER_SIX_THREE_CARDS, fits + 1)).toThrow(
+      PayoutOverflowError,
+    );
+    expect(() => payout('player', PLAYER_NATURAL_9, 2 ** 52)).toThrow(PayoutOverflowError);
+    expect(payout('player', PLAYER_NATURAL_9, 2 ** 52 - 1).payout).toBe(2 ** 53 - 2);
   });
 
   it('accrued commission pays Banker 1:1 and records the same commission as owed', () => {
@@ -207,7 +228,8 @@ describe('settlement properties', () => {
           expect(settled.commission).toBeGreaterThanOrEqual(0);
           if (settled.result === 'lose') expect(settled.payout).toBe(0);
           if (settled.result === 'push') expect(settled.payout).toBe(stake);
-          if (settled.result === 'win') expect(settled.payout).toBeGreaterThan(stake);
+          // Floored winnings can be 0 (a 1-unit Banker win returns just the stake).
+          if (settled.result === 'win') expect(settled.payout).toBeGreaterThanOrEqual(stake);
         },
       ),
     );

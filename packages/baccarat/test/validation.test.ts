@@ -114,6 +114,17 @@ describe('bet validation', () => {
     );
   });
 
+  it('refuses a total whose win could not be paid as an exact integer', () => {
+    // A Player/Banker difference limit leaves the totals themselves uncapped.
+    const hedged = { ...RULES, playerBankerDifferenceLimit: 10_000 };
+    const pair = (amount: number) => [
+      { type: 'player', amount },
+      { type: 'banker', amount },
+    ];
+    expect(rejection(pair(2 ** 52 - 1), { rules: hedged })).toBe('accepted');
+    expect(rejection(pair(2 ** 52), { rules: hedged })).toBe('BET_ABOVE_MAX');
+  });
+
   it('says which field was wrong', () => {
     try {
       validateBets(RULES, 1, {}, [{ type: 'player', amount: -1 }]);
@@ -170,6 +181,16 @@ describe('table rules', () => {
     expect(() => {
       assertValidTableRules(bad);
     }).toThrow(/decks: must be an integer from 1 to 8/);
+  });
+
+  it('rejects a maximum whose win could not be paid as an exact integer', () => {
+    const fits = Math.floor(Number.MAX_SAFE_INTEGER / 21); // lucky six pays up to 20:1
+    const withMax = (max: number): TableRules => ({
+      ...RULES,
+      bets: { ...RULES.bets, lucky_six: { min: 100, max, maxRound: 50 } },
+    });
+    expect(problemPaths(withMax(fits))).toEqual([]);
+    expect(problemPaths(withMax(fits + 1))).toEqual(['bets.lucky_six.max']);
   });
 
   it('rejects a perfect pair bet that one deck can never pay', () => {
