@@ -233,6 +233,14 @@ export function renderGrid<T>(
 /** Every road of a sequence of results, as the CLI and the API present them. */
 export interface Roads {
   readonly beadPlate: RoadResult[];
+  /** The bead plate as drawn: each round's cell, with its pair marks (Banker top-left, Player bottom-right). */
+  readonly beadCells: {
+    column: number;
+    row: number;
+    result: RoadResult;
+    bankerPair: boolean;
+    playerPair: boolean;
+  }[];
   readonly bigRoad: {
     readonly columns: string[];
     /** Tie marks by logical position: streak (column) and entry in it (row). */
@@ -270,10 +278,12 @@ export function roadsOf(rounds: readonly RoundMark[]): Roads {
     });
   });
   const bigCells = layOutStreaks(big.streaks);
+  const beadCells = beadPlate(rounds);
   const drawDerived = (marks: DerivedMark[]): string[] =>
     renderGrid(layOutStreaks(streaksOf(marks)), (mark) => mark);
   return {
     beadPlate: rounds.map((round) => round.result),
+    beadCells: beadCells.map(({ column, row, value }) => ({ column, row, ...value })),
     bigRoad: {
       columns: big.streaks.map((streak) => streak.map((entry) => entry.result).join('')),
       ties,
@@ -285,7 +295,7 @@ export function roadsOf(rounds: readonly RoundMark[]): Roads {
     cockroachPig: derived.cockroachPig.join(''),
     ask: askPreview(rounds),
     grids: {
-      beadPlate: renderGrid(beadPlate(rounds), (cell) => cell.result),
+      beadPlate: renderGrid(beadCells, (cell) => cell.result),
       bigRoad: renderGrid(bigCells, (entry) => entry.result),
       bigEyeBoy: drawDerived(derived.bigEyeBoy),
       smallRoad: drawDerived(derived.smallRoad),

@@ -31,6 +31,21 @@ describe('bead plate', () => {
     const [cell] = beadPlate([{ result: 'B', bankerPair: true, playerPair: false }]);
     expect(cell!.value).toEqual({ result: 'B', bankerPair: true, playerPair: false });
   });
+
+  it('reaches the API and CLI output with each cell and its pair marks', () => {
+    const rounds = [
+      ...results('BPBPBP'),
+      { result: 'T' as const, bankerPair: true, playerPair: true },
+      { result: 'P' as const, bankerPair: false, playerPair: true },
+    ];
+    const { beadCells, grids } = roadsOf(rounds);
+    expect(beadCells.slice(6)).toEqual([
+      { column: 1, row: 0, result: 'T', bankerPair: true, playerPair: true },
+      { column: 1, row: 1, result: 'P', bankerPair: false, playerPair: true },
+    ]);
+    expect(beadCells.filter((c) => c.bankerPair || c.playerPair)).toHaveLength(2);
+    expect(grids.beadPlate.map((row) => row.slice(1))).toEqual(['T', 'P', '.', '.', '.', '.']);
+  });
 });
 
 describe('big road', () => {

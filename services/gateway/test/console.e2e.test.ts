@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RoundAudit } from '@croupier/audit';
+import { rankOf, type Card } from '@croupier/baccarat';
 import { presetConfig } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -44,21 +45,28 @@ beforeAll(async () => {
     as('olga', 'operator'),
   );
   liveRounds = [];
-  for (let i = 0; i < 8; i++) {
+  // At least 8 rounds, and on until one has a pair, so the roads have pair marks to draw.
+  let paired = false;
+  for (let i = 0; i < 60 && (i < 8 || !paired); i++) {
     const round = await system.rounds.openRound('baccarat', as('dan', 'dealer'));
     liveRounds.push(round.roundId);
-    await system.rounds.placeBets(
-      round.roundId,
-      'alice',
-      [
-        { type: 'banker', amount: 2_000, bankerMode: 'commission' },
-        { type: 'player_pair', amount: 100 },
-      ],
-      as('alice', 'player'),
-    );
+    if (i < 8)
+      await system.rounds.placeBets(
+        round.roundId,
+        'alice',
+        [
+          { type: 'banker', amount: 2_000, bankerMode: 'commission' },
+          { type: 'player_pair', amount: 100 },
+        ],
+        as('alice', 'player'),
+      );
     await system.rounds.closeBetting(round.roundId, as('dan', 'dealer'));
-    await system.rounds.deal(round.roundId, as('dan', 'dealer'));
+    const dealt = await system.rounds.deal(round.roundId, as('dan', 'dealer'));
+    const pair = (hand: readonly { card: Card }[]) =>
+      rankOf(hand[0]!.card) === rankOf(hand[1]!.card);
+    paired ||= pair(dealt.player) || pair(dealt.banker);
   }
+  expect(paired, 'no pair in 60 rounds').toBe(true);
   await waitForWallets(system, ['alice', 'bob']);
   await system.hub.sync();
   app = await buildApp(system);
@@ -178,7 +186,11 @@ describe.skipIf(!available)(
           url: '/v1/tables/baccarat/roads',
           headers: { authorization: `Bearer ${token}` },
         })
-      ).json<{ beadPlate: string[]; bigRoad: { columns: string[] } }>();
+      ).json<{
+        beadPlate: string[];
+        beadCells: { bankerPair: boolean; playerPair: boolean }[];
+        bigRoad: { columns: string[]; cells: { bankerPair: boolean; playerPair: boolean }[] };
+      }>();
       await page.fill('#table-id', 'baccarat');
       await page.click('#table-form button');
       await page.waitForSelector('[data-road=bead]');
@@ -192,6 +204,17 @@ describe.skipIf(!available)(
       );
       const expected = { B: 'rgb(198, 40, 40)', P: 'rgb(21, 101, 192)', T: 'rgb(46, 125, 50)' };
       expect(colours).toEqual(roads.beadPlate.map((r) => expected[r as 'B' | 'P' | 'T']));
+      // Pair marks: Banker top-left, Player bottom-right, on the bead plate and the big road.
+      const pairs = (cells: { bankerPair: boolean; playerPair: boolean }[]) => ({
+        banker: cells.filter((c) => c.bankerPair).length,
+        player: cells.filter((c) => c.playerPair).length,
+      });
+      const drawnPairs = async (road: string) => ({
+        banker: await page.locator(`[data-road=${road}] .pair.banker`).count(),
+        player: await page.locator(`[data-road=${road}] .pair.player`).count(),
+      });
+      expect(await drawnPairs('bead')).toEqual(pairs(roads.beadCells));
+      expect(await drawnPairs('big')).toEqual(pairs(roads.bigRoad.cells));
       const ask = await page.locator('[data-ask] .ask-road').count();
       expect(ask).toBe(6);
       await page.screenshot({ path: join(SCREENSHOTS, 'console-roads.png'), fullPage: true });

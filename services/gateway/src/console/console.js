@@ -364,6 +364,13 @@ async function showRoads(tableId) {
           cell.ties > 1 ? el('span', { class: 'tie-count' }, cell.ties) : null,
         ].filter((n) => n !== null)
       : [];
+  // Pair marks as rules.md draws them: a Banker pair top-left, a Player pair bottom-right.
+  const pairMarks = (/** @type {any} */ cell) =>
+    [
+      cell.bankerPair ? el('span', { class: 'pair banker', title: 'Banker pair' }) : null,
+      cell.playerPair ? el('span', { class: 'pair player', title: 'Player pair' }) : null,
+    ].filter((n) => n !== null);
+  const bead = roads.beadCells.map((/** @type {any} */ c) => ({ ...c, value: c.result }));
   const ROAD_NAMES = {
     bigEyeBoy: 'big eye boy',
     smallRoad: 'small road',
@@ -396,9 +403,9 @@ async function showRoads(tableId) {
       'div',
       { class: 'roads' },
       el('h3', {}, `Bead plate (${roads.beadPlate.length} rounds)`),
-      roadView('bead', cellsOf(roads.grids.beadPlate)),
+      roadView('bead', bead, pairMarks),
       el('h3', {}, 'Big road'),
-      roadView('big', big, tieMarks),
+      roadView('big', big, (cell) => [...tieMarks(cell), ...pairMarks(cell)]),
       el('h3', {}, 'Big eye boy'),
       roadView('eye', cellsOf(roads.grids.bigEyeBoy)),
       el('h3', {}, 'Small road'),

@@ -1,7 +1,8 @@
 // @ts-check
 /**
  * Drawing the roads as players see them, from GET /v1/tables/:id/roads: each road comes as a
- * 6-row grid of letters, and the big road also as cells with their ties and pair marks.
+ * 6-row grid of letters, and the bead plate and big road also as cells with their ties and pair
+ * marks.
  */
 
 export const ROWS = 6;
