@@ -61,4 +61,23 @@ describe('process configuration from the environment', () => {
     expect(() => statSync(join(other, 'secrets.json'))).toThrow();
     rmSync(other, { recursive: true, force: true });
   });
+
+  it('takes the connection strings the EventStoreDB client parses, and refuses kurrentdb://', () => {
+    const esdb = (url: string) =>
+      parseEnvironment(
+        {},
+        { EVENTSTORE: 'esdb', EVENTSTORE_URL: url, JWT_SECRET: 'x'.repeat(40), DATA_DIR: dataDir },
+      );
+    const seeds = 'esdb://node1:2113,node2:2113,node3:2113?tls=true';
+    expect(esdb(seeds).EVENTSTORE_URL).toBe(seeds);
+    expect(esdb('esdb+discover://cluster.example:2113').EVENTSTORE_URL).toBe(
+      'esdb+discover://cluster.example:2113',
+    );
+    // @eventstore/db-client 6.2.1 parses no other scheme: refused here, not at the first connect.
+    for (const url of ['kurrentdb://node1:2113?tls=false', 'kurrentdb+discover://cluster:2113']) {
+      expect(() => esdb(url)).toThrow(
+        /EVENTSTORE_URL: must be an esdb:\/\/ or esdb\+discover:\/\/ connection string/,
+      );
+    }
+  });
 });
