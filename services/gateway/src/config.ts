@@ -26,7 +26,11 @@ const gatewayShape = {
   /** Presets opened as auto-dealt rng tables at start-up when they do not exist yet. */
   AUTO_TABLES: presetList.default(['live', 'touch']),
   BETTING_WINDOW_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
-  /** Debits with no bet recorded are refunded this long after betting closed. */
+  /**
+   * A stake debited for a bet no round recorded is refunded once its round takes no more bets
+   * and this process has known of the debit this long: counted from when the process first read
+   * the debit, so a restart starts the count again (services/round orphan-sweep.ts).
+   */
   ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 };
 
