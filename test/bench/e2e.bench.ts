@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * End-to-end benchmark (issue 4): TABLES tables dealing continuously, 7 bots each betting through
  * the HTTP API (real sockets) on PostgreSQL. Prints JSON lines: settled rounds/s, bet latency
@@ -111,8 +112,10 @@ async function dealTable(tableId: string) {
             const t0 = performance.now();
             await call(bot.token, 'POST', `/v1/rounds/${round.roundId}/bets`, {
               bets: [
-                { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000 },
-                ...(index % 2 === 0 && pairOffered ? [{ type: 'player_pair', amount: 100 }] : []),
+                { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000, betId: randomUUID() },
+                ...(index % 2 === 0 && pairOffered
+                  ? [{ type: 'player_pair', amount: 100, betId: randomUUID() }]
+                  : []),
               ],
             });
             betLatencies.push(performance.now() - t0);

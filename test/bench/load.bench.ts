@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * Load benchmark (issue 7): the distributed deployment (shoe, wallet, round, two settlement
  * processes on PostgreSQL and Redis) under many tables dealt in parallel, 7 bots each, over
@@ -102,7 +103,9 @@ for (const tables of LEVELS) {
               `/v1/rounds/${roundId}/bets`,
               { role: 'player', sub: `${tableId}-bot${b}` },
               {
-                bets: [{ type: b % 3 === 0 ? 'player' : 'banker', amount: 1_000 }],
+                bets: [
+                  { type: b % 3 === 0 ? 'player' : 'banker', amount: 1_000, betId: randomUUID() },
+                ],
               },
             );
             if (placed.status === 201) betLatencies.push(performance.now() - t0);

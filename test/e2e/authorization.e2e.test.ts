@@ -253,7 +253,9 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       'POST /v1/tables': { tableId: `authz-new-${n}`, preset: 'live' },
       'POST /v1/tables/:tableId/close': { reason: 'authorization test' },
       'POST /v1/tables/:tableId/dealer': { dealerId: 'dan' },
-      'POST /v1/rounds/:roundId/bets': { bets: [{ type: 'banker', amount: 100 }] },
+      'POST /v1/rounds/:roundId/bets': {
+        bets: [{ type: 'banker', amount: 100, betId: randomUUID() }],
+      },
       'POST /v1/rounds/:roundId/rebet': { multiplier: 1 },
       'POST /v1/rounds/:roundId/cards': { card: 'AS' },
       'POST /v1/rounds/:roundId/pause': { reason: 'authorization test' },
@@ -392,7 +394,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       method: 'POST',
       url: `/v1/rounds/${fresh.roundId}/bets`,
       headers: { authorization: amy },
-      payload: { bets: [{ type: 'player', amount: 100 }], playerId: 'bob' },
+      payload: { bets: [{ type: 'player', amount: 100, betId: randomUUID() }], playerId: 'bob' },
     });
     expect(expectProblem(response, 'a playerId in a bet body').code).toBe('VALIDATION_ERROR');
     await placeBets(harness.api, fresh.roundId, 'bob', [{ type: 'banker', amount: 100 }]);

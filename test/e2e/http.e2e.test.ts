@@ -1,13 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { TokenAuthority } from '@croupier/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
 import { allEvents } from '../support/invariants.js';
 import {
+  balanceOf,
   expectStatus,
   fund,
   openRound,
   openTable,
   placeBets,
+  settled,
   type RoundView,
 } from '../support/play.js';
 
@@ -123,19 +126,93 @@ describe('the HTTP API refuses bad input and changes nothing', () => {
     ).toBe('INSUFFICIENT_FUNDS');
   });
 
-  it('counts a double submit once', async () => {
-    const betId = '5b7cfa3e-2f45-4f0e-9f6a-2a1b0c9d8e7f';
-    const first = expectStatus(
-      await placeBets(harness.api, round.roundId, 'yan', [{ type: 'banker', amount: 500, betId }]),
+  it('refuses a double submit and every reuse of a bet id, changing nothing', async () => {
+    const betId = randomUUID();
+    const bet = { type: 'banker', amount: 500, betId };
+    const first = expectStatus(await placeBets(harness.api, round.roundId, 'yan', [bet]), 201);
+    const balance = await balanceOf(harness.api, 'yan');
+    // The same bet again: refused, and the first one stands.
+    const again = await refused(() => placeBets(harness.api, round.roundId, 'yan', [bet]));
+    expect(again).toMatchObject({ code: 'DUPLICATE_BET', status: 409 });
+    expect(again.detail).toContain(betId);
+    // The same id for another stake, another bet, or by another player: a conflict.
+    for (const [player, other] of [
+      ['yan', { ...bet, amount: 700 }],
+      ['yan', { ...bet, type: 'tie' }],
+      ['zoe', bet],
+    ] as const) {
+      const conflict = await refused(() => placeBets(harness.api, round.roundId, player, [other]));
+      expect(conflict).toMatchObject({ code: 'ID_CONFLICT', status: 409 });
+    }
+    // A new id beside a placed one: the whole request is refused.
+    const mixed = await refused(() =>
+      placeBets(harness.api, round.roundId, 'yan', [
+        bet,
+        { type: 'player', amount: 100, betId: randomUUID() },
+      ]),
+    );
+    expect(mixed.code).toBe('DUPLICATE_BET');
+    // One id twice in one request.
+    const twice = randomUUID();
+    const doubled = await refused(() =>
+      placeBets(harness.api, round.roundId, 'zoe', [
+        { type: 'player', amount: 100, betId: twice },
+        { type: 'tie', amount: 100, betId: twice },
+      ]),
+    );
+    expect(doubled.code).toBe('VALIDATION_ERROR');
+    // Without a bet id a double submit could not be told from a second bet: refused.
+    const noId = await refused(() =>
+      harness.api
+        .as('player', 'yan')
+        .post(`/v1/rounds/${round.roundId}/bets`, { bets: [{ type: 'player', amount: 100 }] }),
+    );
+    expect(noId.errors?.[0]?.field).toBe('body.bets.0.betId');
+    expect(await balanceOf(harness.api, 'yan')).toBe(balance);
+    const now = expectStatus(
+      await harness.api.as('player', 'yan').get<RoundView>(`/v1/rounds/${round.roundId}`),
+      200,
+    );
+    expect(now.bets).toEqual(first.bets);
+  });
+
+  it('refuses a bet id of an earlier round, and a deposit reference reused for another amount', async () => {
+    const earlier = await openRound(harness.api, 'http-e2e-ids').catch(async () => {
+      await openTable(harness.api, 'http-e2e-ids', 'live');
+      return openRound(harness.api, 'http-e2e-ids');
+    });
+    const betId = randomUUID();
+    expectStatus(
+      await placeBets(harness.api, earlier.roundId, 'zoe', [
+        { type: 'player', amount: 100, betId },
+      ]),
       201,
     );
-    const eventsAfterFirst = (await allEvents(harness.store)).length;
-    const second = expectStatus(
-      await placeBets(harness.api, round.roundId, 'yan', [{ type: 'banker', amount: 500, betId }]),
-      201,
+    await harness.api.as('dealer').post(`/v1/rounds/${earlier.roundId}/close-betting`);
+    await harness.api.as('dealer').post(`/v1/rounds/${earlier.roundId}/deal`);
+    await settled(harness.api, earlier.roundId); // nothing else appends while the refusals run
+    const later = await openRound(harness.api, 'http-e2e-ids');
+    const reused = await refused(() =>
+      placeBets(harness.api, later.roundId, 'zoe', [{ type: 'player', amount: 100, betId }]),
     );
-    expect(second.bets).toEqual(first.bets);
-    expect((await allEvents(harness.store)).length).toBe(eventsAfterFirst);
+    expect(reused).toMatchObject({ code: 'ID_CONFLICT', status: 409 });
+    const stolen = await refused(() =>
+      placeBets(harness.api, later.roundId, 'yan', [{ type: 'player', amount: 100, betId }]),
+    );
+    expect(stolen.code).toBe('ID_CONFLICT');
+
+    const deposit = (amount: number) =>
+      harness.api
+        .as('operator')
+        .post('/v1/wallets/zoe/deposits', { amount, currency: 'EUR', reference: 'topup-7' });
+    expectStatus(await deposit(1_000), 201);
+    const balance = await balanceOf(harness.api, 'zoe');
+    // A retried deposit (same reference, same amount) counts once; another amount is refused.
+    expectStatus(await deposit(1_000), 201);
+    expect(await balanceOf(harness.api, 'zoe')).toBe(balance);
+    const conflict = await refused(() => deposit(500));
+    expect(conflict).toMatchObject({ code: 'ID_CONFLICT', errors: [{ field: 'reference' }] });
+    expect(await balanceOf(harness.api, 'zoe')).toBe(balance);
   });
 
   it('refuses bets once betting has closed', async () => {
@@ -241,9 +318,9 @@ describe('who may do what', () => {
     const round = await openRound(api, 'auth-e2e');
     expect(
       (
-        await api
-          .as('dealer')
-          .post(`/v1/rounds/${round.roundId}/bets`, { bets: [{ type: 'player', amount: 100 }] })
+        await api.as('dealer').post(`/v1/rounds/${round.roundId}/bets`, {
+          bets: [{ type: 'player', amount: 100, betId: randomUUID() }],
+        })
       ).status,
     ).toBe(403);
     expect(

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { expect, vi } from 'vitest';
 import type { ApiClient, Response } from './api.js';
 
@@ -82,7 +83,10 @@ export async function placeBets(
   player: string,
   bets: BetInput[],
 ): Promise<Response<RoundView>> {
-  return api.as('player', player).post<RoundView>(`/v1/rounds/${roundId}/bets`, { bets });
+  // Each bet carries the id the API requires; a test that retries passes its own.
+  return api.as('player', player).post<RoundView>(`/v1/rounds/${roundId}/bets`, {
+    bets: bets.map((bet) => ({ betId: randomUUID(), ...bet })),
+  });
 }
 
 /** Waits until the round's money is settled (or refunded, for a voided round). */

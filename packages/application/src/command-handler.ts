@@ -199,8 +199,17 @@ async function decideAndAppend<Command, Event extends DomainEvent, State>(
       return { events, state, revision: result.revision, position: result.position };
     } catch (error) {
       if (error instanceof DuplicateEventIdError) {
-        // A deterministic id names one fact: if the store holds it, an earlier attempt of this
-        // step recorded it. The command is done; report the stream as it now is.
+        // A deterministic id names one fact. Held by another stream, it is another fact: the
+        // command reused an id (a bet id, a reference) that is not its own.
+        if (error.storedIn !== undefined && error.storedIn.stream !== stream) {
+          throw new DomainError(
+            'ID_CONFLICT',
+            'an id given with this command already names another record; nothing was changed',
+            { eventId: error.eventId },
+          );
+        }
+        // Held by this stream: an earlier attempt of this step recorded it. The command is done;
+        // report the stream as it now is.
         const current = await load(store, aggregate, stream);
         return { events: [], state: current.state, revision: current.revision, position: null };
       }

@@ -101,6 +101,16 @@ describe('the command handler on PostgreSQL', () => {
     expect(retried.events).toHaveLength(0);
     expect((await load(store, aggregate, 'counter-e')).state).toBe(8);
   });
+
+  it('refuses an id another stream already holds: another fact, not a retry', async () => {
+    const ids = () => [deterministicId('add', 'bet-7')];
+    await handle(store, aggregate, 'counter-f', add(3), context, { eventIds: ids });
+    await expect(
+      handle(store, aggregate, 'counter-g', add(3), context, { eventIds: ids }),
+    ).rejects.toMatchObject({ code: 'ID_CONFLICT' });
+    expect(await store.readStream('counter-g')).toHaveLength(0);
+    expect((await load(store, aggregate, 'counter-f')).state).toBe(3);
+  });
 });
 
 describe('deterministic ids', () => {

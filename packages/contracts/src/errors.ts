@@ -12,6 +12,10 @@ export const ERROR_STATUS = {
   WALLET_NOT_FOUND: 404,
   NOT_FOUND: 404,
   ALREADY_EXISTS: 409,
+  /** The same bet (same bet id, same player and stake) submitted again: the first one stands. */
+  DUPLICATE_BET: 409,
+  /** An id (bet id, reference) already names a different record: use a new one. */
+  ID_CONFLICT: 409,
   CONCURRENCY_CONFLICT: 409,
   TABLE_CLOSED: 409,
   ROUND_IN_PROGRESS: 409,

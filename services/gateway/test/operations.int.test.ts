@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { presetConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
@@ -117,7 +118,7 @@ describe('/metrics: the game, the outbox and the store, from the log', () => {
         method: 'POST',
         url: `/v1/rounds/${roundId}/bets`,
         headers: { authorization: bob },
-        payload: { bets: [{ type: 'player', amount }] },
+        payload: { bets: [{ type: 'player', amount, betId: randomUUID() }] },
       });
     expect((await bet(second.roundId, 500)).statusCode).toBe(409);
     const third = await system.rounds.openRound('metrics', dealer);

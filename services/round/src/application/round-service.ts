@@ -68,6 +68,21 @@ export function isSettled(round: RoundState): boolean {
   return false;
 }
 
+/**
+ * A bet id that another bet's record already holds (in another wallet or round) surfaces from
+ * the store as an ID_CONFLICT without a field: name the bet ids, as the player gave them.
+ */
+function betIdConflict(error: unknown, stakes: readonly { betId: string }[]): unknown {
+  if (!(error instanceof DomainError) || error.code !== 'ID_CONFLICT' || 'field' in error.details)
+    return error;
+  const betIds = stakes.map((stake) => stake.betId);
+  return new DomainError(
+    'ID_CONFLICT',
+    `betId ${betIds.join(', ')}: already used by another bet; a new bet needs a new id`,
+    { field: 'betId', betIds },
+  );
+}
+
 /** Event ids derived from what each event records, so a retried step cannot record it twice. */
 function roundEventId(event: RoundEvent): string {
   switch (event.type) {
@@ -256,25 +271,31 @@ export class RoundService {
     const command: RoundCommand = { type: 'PlaceBets', playerId, bets: requests, rebetOf };
     const { state } = await load(this.store, roundAggregate, streams.round(roundId));
     const toPlace = roundDecider.decide(command, state);
-    if (toPlace.length === 0) return state; // placed already: a retried request
     const stakes = toPlace.map((event) => {
       const bet = event.data as { betId: string; amount: number };
       return { betId: bet.betId, amount: bet.amount };
     });
-    await this.wallets.debitStakes(
-      { playerId, roundId, currency: state.currency, stakes },
-      context,
-    );
+    try {
+      await this.wallets.debitStakes(
+        { playerId, roundId, currency: state.currency, stakes },
+        context,
+      );
+    } catch (error) {
+      throw betIdConflict(error, stakes);
+    }
     try {
       return (await this.round(roundId, command, context)).state;
     } catch (error) {
-      // The round refused the bets outright: they are not on it, so their stakes go back now.
+      // The round refused the bets outright: their stakes go back now. A bet id the round holds
+      // after all was placed by an identical request that won the race: its stake stays.
       if (error instanceof DomainError) {
+        const { state: now } = await load(this.store, roundAggregate, streams.round(roundId));
         for (const { betId } of stakes) {
+          if (now.bets.get(betId)?.status === 'active') continue;
           await this.wallets.refundStake({ playerId, betId, reason: 'bet-rejected' }, context);
         }
       }
-      throw error;
+      throw betIdConflict(error, stakes);
     }
   }
 

@@ -83,11 +83,29 @@ describe('round decider', () => {
       .then([placed(BET_A, 'banker', 500)]);
   });
 
-  it('recognizes a retried bet and places nothing twice', () => {
-    spec
-      .given([opened(), placed(BET_A, 'player', 500)])
+  it('refuses a double submit, and a bet id that names another bet', () => {
+    const given = spec.given([opened(), placed(BET_A, 'player', 500)]);
+    given
       .when(place([{ betId: BET_A, type: 'player', amount: 500 }]))
-      .then([]);
+      .thenThrows({ code: 'DUPLICATE_BET' });
+    given
+      .when(place([{ betId: BET_A, type: 'player', amount: 600 }]))
+      .thenThrows({ code: 'ID_CONFLICT' });
+    given
+      .when(place([{ betId: BET_A, type: 'tie', amount: 500 }]))
+      .thenThrows({ code: 'ID_CONFLICT' });
+    given
+      .when(place([{ betId: BET_A, type: 'player', amount: 500 }], 'bob'))
+      .thenThrows({ code: 'ID_CONFLICT' });
+    spec
+      .given([opened()])
+      .when(
+        place([
+          { betId: BET_A, type: 'player', amount: 500 },
+          { betId: BET_A, type: 'tie', amount: 100 },
+        ]),
+      )
+      .thenThrows({ code: 'VALIDATION_ERROR' });
   });
 
   it('refuses bets once betting is closed, or while paused', () => {

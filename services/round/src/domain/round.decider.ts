@@ -239,6 +239,51 @@ function completion(
   };
 }
 
+/** Whether a request repeats a bet on the round: same player and stake, and mode/seat if given. */
+function repeats(bet: ActiveBet, playerId: string, request: BetRequest): boolean {
+  return (
+    bet.status === 'active' &&
+    bet.playerId === playerId &&
+    bet.type === request.type &&
+    bet.amount === request.amount &&
+    (request.bankerMode === undefined || request.bankerMode === bet.bankerMode) &&
+    (request.seat === undefined || request.seat === bet.seat)
+  );
+}
+
+/**
+ * A bet id names one bet. The same bet submitted again (a double submit) is refused and the first
+ * one stands; an id that names another bet (another stake, another player, a cleared bet) is a
+ * conflict. Either way nothing is appended and no wallet is touched.
+ */
+function requireFreshBetIds(
+  command: Extract<RoundCommand, { type: 'PlaceBets' }>,
+  state: RoundState,
+): void {
+  const ids = command.bets.map((bet) => bet.betId);
+  const twice = ids.find((id, index) => ids.indexOf(id) !== index);
+  if (twice !== undefined) {
+    throw new DomainError('VALIDATION_ERROR', `betId ${twice} appears twice in one request`, {
+      field: 'betId',
+    });
+  }
+  const known = command.bets.filter((bet) => state.bets.has(bet.betId));
+  if (known.length === 0) return;
+  const betIds = known.map((bet) => bet.betId);
+  if (known.every((bet) => repeats(state.bets.get(bet.betId)!, command.playerId, bet))) {
+    throw new DomainError(
+      'DUPLICATE_BET',
+      `betId ${betIds.join(', ')} ${betIds.length === 1 ? 'is' : 'are'} already placed on round ${state.roundId}: a double submit; the first stands and nothing changed`,
+      { field: 'betId', betIds },
+    );
+  }
+  throw new DomainError(
+    'ID_CONFLICT',
+    `betId ${betIds.join(', ')} already names another bet on round ${state.roundId}; a new bet needs a new id`,
+    { field: 'betId', betIds },
+  );
+}
+
 function placeBets(
   command: Extract<RoundCommand, { type: 'PlaceBets' }>,
   state: RoundState,
@@ -247,17 +292,15 @@ function placeBets(
   requireNotPaused(state);
   if (state.status !== 'betting')
     throw new DomainError('BETTING_CLOSED', `betting on round ${state.roundId} is closed`);
-  const fresh = command.bets.filter((bet) => !state.bets.has(bet.betId));
-  if (fresh.length === 0) return []; // every bet already placed: a retried request
-  if (fresh.length !== command.bets.length) {
-    throw new DomainError(
-      'ALREADY_EXISTS',
-      'some of these bet ids were placed already; retry with the same set or new ids',
-    );
-  }
+  requireFreshBetIds(command, state);
   let valid;
   try {
-    valid = validateBets(state.rules!, state.number, stakesOf(state, command.playerId), fresh);
+    valid = validateBets(
+      state.rules!,
+      state.number,
+      stakesOf(state, command.playerId),
+      command.bets,
+    );
   } catch (error) {
     if (error instanceof BetRejectedError) {
       throw new DomainError(error.code, error.message, { field: error.field });
@@ -268,7 +311,7 @@ function placeBets(
     type: 'BetPlaced',
     data: {
       roundId: state.roundId,
-      betId: fresh[index]!.betId,
+      betId: command.bets[index]!.betId,
       playerId: command.playerId,
       type: bet.type,
       amount: bet.amount,

@@ -43,7 +43,8 @@ const betSchema = z
     amount: z.number(),
     bankerMode: z.string().max(40).optional(),
     seat: z.number().int().nullable().optional(),
-    betId: z.uuid().optional(),
+    /** Made by the client (a UUID), so that a double submit is recognized and refused. */
+    betId: z.uuid(),
   })
   .strict();
 
@@ -268,7 +269,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       config: { roles: ['player'] },
       schema: {
         tags: ['bets'],
-        summary: 'Place bets; each debits the wallet at once. Give betId to make a retry safe.',
+        summary:
+          'Place bets; each debits the wallet at once. Each bet carries a betId the client made (a UUID): a double submit is refused with DUPLICATE_BET and changes nothing.',
         params: roundParams,
         body: z.object({ bets: z.array(betSchema).min(1).max(14) }).strict(),
         response: { 201: roundViewSchema },

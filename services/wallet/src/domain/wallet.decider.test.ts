@@ -25,6 +25,38 @@ const debit = (amount: number, betId = BET) =>
   }) as const;
 
 describe('wallet decider', () => {
+  it('counts a retried deposit or withdrawal once, and refuses its reference for another amount', () => {
+    const deposit = (amount: number) =>
+      ({
+        type: 'Deposit',
+        playerId: 'alice',
+        amount,
+        currency: 'EUR',
+        reference: 'dep-1',
+      }) as const;
+    spec.given([deposited]).when(deposit(1_000)).then([]);
+    spec
+      .given([deposited])
+      .when(deposit(500))
+      .thenThrows({ code: 'ID_CONFLICT', details: { field: 'reference' } });
+    const withdrawn: WalletEvent = {
+      type: 'FundsWithdrawn',
+      data: { playerId: 'alice', amount: 300, reference: 'out-1' },
+    };
+    const withdraw = (amount: number) =>
+      ({ type: 'Withdraw', amount, reference: 'out-1' }) as const;
+    spec.given([deposited]).when(withdraw(300)).then([withdrawn]);
+    spec.given([deposited, withdrawn]).when(withdraw(300)).then([]);
+    spec.given([deposited, withdrawn]).when(withdraw(200)).thenThrows({ code: 'ID_CONFLICT' });
+    // References of deposits and withdrawals are apart: one of each may share a name.
+    spec
+      .given([deposited])
+      .when({ type: 'Withdraw', amount: 100, reference: 'dep-1' })
+      .then([
+        { type: 'FundsWithdrawn', data: { playerId: 'alice', amount: 100, reference: 'dep-1' } },
+      ]);
+  });
+
   it('debits a stake the balance covers', () => {
     spec.given([deposited]).when(debit(400)).then([debited]);
   });

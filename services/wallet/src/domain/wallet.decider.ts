@@ -58,6 +58,8 @@ export interface WalletState {
   /** Sum of all movements, minor units. */
   readonly balance: number;
   readonly openStakes: ReadonlyMap<string, OpenStake>;
+  /** Amount of each deposit and withdrawal by its reference, keyed `deposit:REF`, `withdrawal:REF`. */
+  readonly references: ReadonlyMap<string, number>;
   /** Commission owed per table dealer shift (accrued, not yet collected), keyed `table/shift`. */
   readonly commissionOwed: ReadonlyMap<string, number>;
 }
@@ -68,6 +70,7 @@ export const initialWalletState = (): WalletState => ({
   currency: null,
   balance: 0,
   openStakes: new Map(),
+  references: new Map(),
   commissionOwed: new Map(),
 });
 
@@ -95,9 +98,20 @@ export function evolveWallet(state: WalletState, event: WalletEvent): WalletStat
         playerId: event.data.playerId,
         currency: state.currency ?? event.data.currency,
         balance: state.balance + event.data.amount,
+        references: new Map(state.references).set(
+          `deposit:${event.data.reference}`,
+          event.data.amount,
+        ),
       };
     case 'FundsWithdrawn':
-      return { ...state, balance: state.balance - event.data.amount };
+      return {
+        ...state,
+        balance: state.balance - event.data.amount,
+        references: new Map(state.references).set(
+          `withdrawal:${event.data.reference}`,
+          event.data.amount,
+        ),
+      };
     case 'StakeDebited': {
       const openStakes = new Map(state.openStakes);
       openStakes.set(event.data.betId, { roundId: event.data.roundId, amount: event.data.amount });
@@ -163,6 +177,26 @@ function requireWallet(state: WalletState): void {
     throw new DomainError('WALLET_NOT_FOUND', 'the wallet has no funds yet: deposit first');
 }
 
+/**
+ * A reference names one deposit or withdrawal: the same one again is a retry (nothing more to
+ * do); another amount under the same reference is a conflict, refused.
+ */
+function alreadyRecorded(
+  state: WalletState,
+  kind: 'deposit' | 'withdrawal',
+  reference: string,
+  amount: number,
+): boolean {
+  const recorded = state.references.get(`${kind}:${reference}`);
+  if (recorded === undefined) return false;
+  if (recorded === amount) return true;
+  throw new DomainError(
+    'ID_CONFLICT',
+    `reference "${reference}" already records a ${kind} of ${recorded}, not ${amount}; a new ${kind} needs a new reference`,
+    { field: 'reference' },
+  );
+}
+
 function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
   switch (command.type) {
     case 'Deposit':
@@ -173,6 +207,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
           `this wallet holds ${state.currency}, not ${command.currency}`,
         );
       }
+      if (alreadyRecorded(state, 'deposit', command.reference, command.amount)) return [];
       return [
         {
           type: 'FundsDeposited',
@@ -187,6 +222,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
     case 'Withdraw':
       requireWallet(state);
       requirePositive(command.amount, 'a withdrawal');
+      if (alreadyRecorded(state, 'withdrawal', command.reference, command.amount)) return [];
       if (command.amount > available(state)) {
         throw new DomainError(
           'INSUFFICIENT_FUNDS',
