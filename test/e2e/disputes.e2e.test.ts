@@ -49,6 +49,11 @@ describe('disputes after settlement: compensating events, never edits', () => {
     const events = (await allEvents(harness.store)).filter(
       (e) => e.stream === `round-${round.roundId}`,
     ).length;
+    const beadPlate = async () =>
+      (await api.as('regulator').get<{ beadPlate: string[] }>('/v1/tables/dispute-rng/roads')).body
+        .beadPlate;
+    const shown = (await beadPlate()).length;
+    expect(shown).toBeGreaterThan(0);
 
     expectStatus(
       await api
@@ -75,6 +80,8 @@ describe('disputes after settlement: compensating events, never edits', () => {
     );
     expect(trail.length).toBeGreaterThan(events);
     expect(trail.map((e) => e.type)).toContain('RoundSettled');
+    // The cancelled round leaves the scoreboard.
+    await expect.poll(async () => (await beadPlate()).length, { timeout: 10_000 }).toBe(shown - 1);
     expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
   });
 
@@ -145,6 +152,15 @@ describe('disputes after settlement: compensating events, never edits', () => {
         'RoundResettled',
       ]),
     );
+    // The scoreboard shows the corrected result: a tie, no longer a Player win.
+    await expect
+      .poll(
+        async () =>
+          (await api.as('regulator').get<{ beadPlate: string[] }>('/v1/tables/dispute-scan/roads'))
+            .body.beadPlate,
+        { timeout: 10_000 },
+      )
+      .toEqual(['T']);
     expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
   });
 });

@@ -36,6 +36,25 @@ export interface TableView {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** A round's mark on the scoreboard, from its (possibly corrected) result. */
+function resultOf(
+  round: {
+    roundId: string;
+    winner: 'banker' | 'player' | 'tie';
+    player: { pair: boolean };
+    banker: { pair: boolean };
+  },
+  number: number,
+): ShoeResult {
+  return {
+    roundId: round.roundId,
+    number,
+    result: round.winner === 'banker' ? 'B' : round.winner === 'player' ? 'P' : 'T',
+    bankerPair: round.banker.pair,
+    playerPair: round.player.pair,
+  };
+}
+
 /**
  * Every table's scoreboard: its current shoe and round, and the results the roads are drawn
  * from. Past results only: nothing here says what is left in the shoe.
@@ -93,6 +112,7 @@ export class TableBoard implements Projection {
       'BettingClosed',
       'CardDealt',
       'RoundCompleted',
+      'RoundResultCorrected',
       'RoundVoided',
       'RoundPaused',
       'RoundResumed',
@@ -130,23 +150,21 @@ export class TableBoard implements Projection {
         return;
       case 'RoundVoided':
         update({ status: 'voided', paused: false });
+        // A round voided after it completed is cancelled: its result leaves the scoreboard.
+        table.results = table.results.filter((r) => r.roundId !== parsed.data.roundId);
         return;
       case 'RoundCompleted': {
         update({ status: 'completed' });
-        const winner = parsed.data.winner;
-        table.results = [
-          ...table.results,
-          {
-            roundId: parsed.data.roundId,
-            number: roundNumber,
-            result: winner === 'banker' ? 'B' : winner === 'player' ? 'P' : 'T',
-            bankerPair: parsed.data.banker.pair,
-            playerPair: parsed.data.player.pair,
-          },
-        ];
+        table.results = [...table.results, resultOf(parsed.data, roundNumber)];
         table.roundsCompleted++;
         return;
       }
+      case 'RoundResultCorrected':
+        // A card corrected after the round completed: the scoreboard shows the corrected result.
+        table.results = table.results.map((r) =>
+          r.roundId === parsed.data.roundId ? resultOf(parsed.data, roundNumber) : r,
+        );
+        return;
       default:
         return;
     }
