@@ -71,14 +71,7 @@ export function parseEnvironment<Extra extends z.ZodRawShape>(
   });
   const parsed = schema.safeParse(env);
   // Cross-variable rules are checked on the raw values too, so one run names every problem.
-  const issues = [
-    ...(parsed.success
-      ? []
-      : parsed.error.issues.map(
-          (issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`,
-        )),
-    ...crossVariableIssues(env, secrets),
-  ];
+  const issues = [...issuesOf(parsed), ...crossVariableIssues(env, secrets)];
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   const value = parsed.data as BaseEnvironment &
     z.infer<z.ZodObject<Extra>> & { SHOE_SEED_KEY?: string };
@@ -92,6 +85,27 @@ export function parseEnvironment<Extra extends z.ZodRawShape>(
   } as never;
 }
 
+/**
+ * The key that signs and verifies API tokens, found where every process finds it (JWT_SECRET,
+ * or with the embedded store the one generated into DATA_DIR), reading nothing else: a tool that
+ * only signs tokens needs no database URL nor seed key.
+ */
+export function tokenSecret(env: NodeJS.ProcessEnv): string {
+  const { EVENTSTORE, DATA_DIR, JWT_SECRET } = baseEnvironmentShape;
+  const parsed = z.object({ EVENTSTORE, DATA_DIR, JWT_SECRET }).safeParse(env);
+  const issues = [...issuesOf(parsed), ...missingSecrets(env, ['JWT_SECRET'])];
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
+  return parsed.data.JWT_SECRET ?? developmentSecrets(parsed.data.DATA_DIR).JWT_SECRET;
+}
+
+function issuesOf(parsed: z.ZodSafeParseResult<unknown>): string[] {
+  return parsed.success
+    ? []
+    : parsed.error.issues.map(
+        (issue) => `${issue.path.join('.') || '(environment)'}: ${issue.message}`,
+      );
+}
+
 function crossVariableIssues(env: NodeJS.ProcessEnv, secrets: readonly string[]): string[] {
   const store = env.EVENTSTORE ?? 'pglite';
   const issues: string[] = [];
@@ -99,26 +113,44 @@ function crossVariableIssues(env: NodeJS.ProcessEnv, secrets: readonly string[])
     issues.push('DATABASE_URL: is required when EVENTSTORE=postgres');
   if (store === 'esdb' && env.EVENTSTORE_URL === undefined)
     issues.push('EVENTSTORE_URL: is required when EVENTSTORE=esdb');
-  if (store !== 'pglite') {
-    for (const secret of secrets) {
-      if (env[secret] === undefined)
-        issues.push(`${secret}: is required outside the embedded development store`);
-    }
-  }
-  return issues;
+  return [...issues, ...missingSecrets(env, secrets)];
 }
 
-/** The embedded store's generated secrets, created on first use. */
+/** Secrets are generated only for the embedded development store; anywhere else they are given. */
+function missingSecrets(env: NodeJS.ProcessEnv, secrets: readonly string[]): string[] {
+  if ((env.EVENTSTORE ?? 'pglite') === 'pglite') return [];
+  return secrets
+    .filter((secret) => env[secret] === undefined)
+    .map((secret) => `${secret}: is required outside the embedded development store`);
+}
+
+const developmentSecretsSchema = z.object({
+  JWT_SECRET: z.string().min(32),
+  SHOE_SEED_KEY: z.string().min(32),
+});
+
+/**
+ * The embedded store's generated secrets, created on first use. A DATA_DIR where they cannot be
+ * kept or read is a configuration error, not a crash.
+ */
 export function developmentSecrets(dataDir: string): { JWT_SECRET: string; SHOE_SEED_KEY: string } {
   const directory = resolve(dataDir);
   const file = join(directory, 'secrets.json');
-  if (existsSync(file))
-    return JSON.parse(readFileSync(file, 'utf8')) as { JWT_SECRET: string; SHOE_SEED_KEY: string };
-  mkdirSync(directory, { recursive: true });
-  const secrets = {
-    JWT_SECRET: randomBytes(32).toString('hex'),
-    SHOE_SEED_KEY: randomBytes(32).toString('hex'),
-  };
-  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
-  return secrets;
+  try {
+    if (existsSync(file)) {
+      const kept = developmentSecretsSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+      if (!kept.success) throw new Error('it does not hold JWT_SECRET and SHOE_SEED_KEY');
+      return kept.data;
+    }
+    mkdirSync(directory, { recursive: true });
+    const secrets = {
+      JWT_SECRET: randomBytes(32).toString('hex'),
+      SHOE_SEED_KEY: randomBytes(32).toString('hex'),
+    };
+    writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+    return secrets;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new ConfigError([`DATA_DIR: the development secrets in ${file}: ${reason}`]);
+  }
 }

@@ -1,8 +1,8 @@
 import { PRESET_NAMES } from '@croupier/contracts';
-import { ConfigError, parseEnvironment } from '@croupier/runtime';
+import { ConfigError, parseEnvironment, tokenSecret } from '@croupier/runtime';
 import { z } from 'zod';
 
-export { ConfigError };
+export { ConfigError, tokenSecret };
 
 const presetList = z
   .string()

@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '@croupier/contracts';
-import { loadConfig } from '@croupier/gateway';
+import { ConfigError, tokenSecret } from '@croupier/gateway';
 import { TokenAuthority } from '@croupier/http';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
@@ -28,8 +28,7 @@ export const tokenCommand: Command = {
     }
     if (!/^\d+[smhd]$/.test(values.expires))
       throw new UsageError('--expires must look like 30m, 12h or 7d');
-    const config = loadConfig();
-    const token = await new TokenAuthority(config.JWT_SECRET).issue(
+    const token = await new TokenAuthority(signingSecret()).issue(
       { id: values.sub, role: values.role as Role },
       values.expires,
     );
@@ -37,3 +36,17 @@ export const tokenCommand: Command = {
     return 0;
   },
 };
+
+/**
+ * The secret the gateway verifies tokens with, from the same environment. Only it is read: a
+ * token is signed without the store's URL or the shoe seed key, and a bad setting is reported
+ * like every other command's, not as a stack trace.
+ */
+function signingSecret(): string {
+  try {
+    return tokenSecret(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
