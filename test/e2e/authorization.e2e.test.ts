@@ -60,6 +60,7 @@ const POLICY: Record<string, Rule> = {
   'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
   'POST /v1/tables/:tableId/close': { roles: ['operator'] },
   'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
+  'POST /v1/tables/:tableId/shoes': { roles: DEALING },
   'POST /v1/tables/:tableId/shoes/current/close': { roles: ['supervisor', 'operator'] },
   'POST /v1/tables/:tableId/rounds': { roles: DEALING },
 

@@ -238,6 +238,43 @@ export class RoundService {
     return this.createRound(table, config, next, 1, context);
   }
 
+  /**
+   * Starts the table's next shoe (a dealer bringing in a new shoe): shuffled and committed, burnt
+   * when its source is rng. The current shoe must be finished (its last round settled, then it
+   * is closed, revealing its seed) or closed; one still in play is refused: close it first.
+   */
+  async startShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
+    const table = await this.getTable(tableId);
+    if (table.status !== 'open')
+      throw new DomainError('TABLE_CLOSED', `table ${tableId} is closed`);
+    let shoe = await this.currentShoe(tableId);
+    if (shoe !== null && shoe.status !== 'closed') {
+      const last = await this.latestRoundNumber(shoe.shoeId);
+      if (last === 0 || this.shoeDeals(shoe, last + 1)) {
+        throw new DomainError(
+          'SHOE_NOT_FINISHED',
+          `shoe ${shoe.shoeId} is still in play: close it first (POST /v1/tables/${tableId}/shoes/current/close)`,
+          { shoeId: shoe.shoeId },
+        );
+      }
+      const round = await this.getRound(roundIdOf(shoe.shoeId, last));
+      if (!isFinished(round) || !isSettled(round)) {
+        throw new DomainError(
+          'ROUND_IN_PROGRESS',
+          `the shoe's last round ${round.roundId} is still being played or settled`,
+          { roundId: round.roundId },
+        );
+      }
+      shoe = await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'completed' }, context);
+    }
+    const next = await this.shoes.startShoe(
+      { tableId, number: (shoe?.number ?? 0) + 1, config: table.config! },
+      context,
+    );
+    this.hints.set(tableId, next.number);
+    return next;
+  }
+
   /** Closes the table's current shoe early (operator), revealing its seed. */
   async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
     const shoe = await this.currentShoe(tableId);

@@ -220,6 +220,21 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   );
 
   app.post(
+    '/v1/tables/:tableId/shoes',
+    {
+      config: { roles: ['dealer', 'supervisor'] },
+      schema: {
+        tags: ['shoes'],
+        summary:
+          "Start the table's next shoe: shuffled, its commitment published (burn it next on a scanner table). The current shoe must be finished or closed",
+        params: tableParams,
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(await rounds.startShoe(request.params.tableId, contextOf(request))),
+  );
+
+  app.post(
     '/v1/tables/:tableId/shoes/current/close',
     {
       config: { roles: ['supervisor', 'operator'] },
