@@ -16,8 +16,10 @@ const storedPrev = (event: RecordedEvent): string => String(event.metadata['prev
  * Recomputes a stream's hash chain with the event store's own chain function and names the
  * first sign of each kind of tampering: an event whose content no longer hashes to its stored
  * hash (edited), a revision with no event (deleted), events stored out of revision order or
- * whose `prevHash` points at another revision of the stream (reordered), and links to nothing
- * in the stream (broken). Returns whether the chain is intact.
+ * whose `prevHash` points at another revision of the stream (reordered), links to nothing in the
+ * stream (broken), a revision that stands before its predecessor in the global log (moved or
+ * inserted: positions are not hashed, but appends make them follow revisions), and an event
+ * that names another stream than the one it is listed in. Returns whether the chain is intact.
  */
 export function verifyStreamChain(
   stream: string,
@@ -27,6 +29,17 @@ export function verifyStreamChain(
 ): boolean {
   const before = verdict.findings.length;
   const at = (event: RecordedEvent) => ({ stream, revision: event.revision, type: event.type });
+
+  for (const event of events) {
+    if (event.stream === stream) continue;
+    verdict.fail(
+      'event-schema',
+      'WRONG_STREAM',
+      at(event),
+      `revision ${event.revision} (${event.type}) is listed in ${stream} but names stream ${event.stream}`,
+      { expected: stream, found: event.stream },
+    );
+  }
 
   for (const [index, event] of events.entries()) {
     const previous = events[index - 1];
@@ -68,6 +81,25 @@ export function verifyStreamChain(
       }
       expected = event.revision + 1n;
     }
+  }
+
+  // The global position is the store's, outside the hash; but every append reads the stream
+  // first and appends at the revision it read, so a later revision is always later in the log.
+  // A row moved in the log, or inserted after the fact and re-hashed into place, breaks that.
+  for (const [index, event] of sorted.entries()) {
+    const previous = sorted[index - 1];
+    if (previous === undefined || previous.position < 0n || event.position < 0n) continue;
+    if (event.position > previous.position) continue;
+    verdict.fail(
+      'hash-chain',
+      'POSITION_INVALID',
+      at(event),
+      `revision ${event.revision} (${event.type}) stands before revision ${previous.revision} (${previous.type}) in the global log: a row was moved in the log or inserted after the fact`,
+      {
+        expected: `a position after ${previous.position}`,
+        found: String(event.position),
+      },
+    );
   }
 
   for (const event of sorted) {

@@ -2,6 +2,7 @@ import type { RecordedEvent } from '@croupier/eventstore';
 import { z } from 'zod';
 import { replayShoe, type ReplayOptions, type ShoeEvidence } from './shoe-replay.js';
 import type { ShoeReplay } from './reports.js';
+import { VerdictBuilder } from './verdict.js';
 
 /** Names the export format; a new shape is a new version, never a silent change. */
 export const SHOE_EXPORT_FORMAT = 'croupier.shoe-export';
@@ -43,6 +44,8 @@ export const shoeExportSchema = z.object({
   shoe: z.array(exportedEventSchema),
   rounds: z.array(z.object({ roundId: z.string().min(1), events: z.array(exportedEventSchema) })),
   wallet: z.array(exportedEventSchema),
+  /** The first event of the table's next shoe, when it had been shuffled (see ShoeEvidence). */
+  nextShoe: exportedEventSchema.nullable().optional(),
 });
 export type ShoeExport = z.infer<typeof shoeExportSchema>;
 
@@ -89,21 +92,24 @@ export function exportShoe(evidence: ShoeEvidence, exportedAt: Date = new Date()
       events: events.map(exported),
     })),
     wallet: (evidence.wallet ?? []).map(exported),
+    nextShoe: evidence.nextShoe ? exported(evidence.nextShoe) : null,
   };
+}
+
+function readJson(input: unknown): unknown {
+  if (typeof input !== 'string') return input;
+  try {
+    return JSON.parse(input) as unknown;
+  } catch (error) {
+    throw new ExportFormatError([
+      `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+    ]);
+  }
 }
 
 /** Reads an export (its JSON text or the parsed value) back into the evidence it holds. */
 export function parseShoeExport(input: unknown): ShoeEvidence {
-  let value: unknown = input;
-  if (typeof input === 'string') {
-    try {
-      value = JSON.parse(input) as unknown;
-    } catch (error) {
-      throw new ExportFormatError([
-        `not JSON: ${error instanceof Error ? error.message : String(error)}`,
-      ]);
-    }
-  }
+  const value = readJson(input);
   const parsed = shoeExportSchema.safeParse(value);
   if (!parsed.success) {
     throw new ExportFormatError(
@@ -116,10 +122,84 @@ export function parseShoeExport(input: unknown): ShoeEvidence {
     shoe: file.shoe.map(recorded),
     rounds: file.rounds.map(({ roundId, events }) => ({ roundId, events: events.map(recorded) })),
     wallet: file.wallet.map(recorded),
+    nextShoe: file.nextShoe ? recorded(file.nextShoe) : null,
   };
 }
 
-/** Verifies an export offline: the whole shoe replay, from the file alone. */
+const FILE_KEYS = new Set(Object.keys(shoeExportSchema.shape));
+const EVENT_KEYS = new Set(Object.keys(exportedEventSchema.shape));
+
+/**
+ * What the file itself must be, beyond its events: the instructions a regulator follows by hand
+ * are the published ones (an edited step could tell them to skip a check), and nothing is added
+ * that `verify` would silently ignore (a `verdict` or a summary someone might trust instead).
+ */
+function checkExportFile(value: unknown, verdict: VerdictBuilder): void {
+  const file = value as Record<string, unknown>;
+  const extra = Object.keys(file).filter((key) => !FILE_KEYS.has(key));
+  if (extra.length > 0) {
+    verdict.fail(
+      'export-file',
+      'EXPORT_INVALID',
+      null,
+      `the file carries field(s) an export does not have, which verify ignores: ${extra.join(', ')}`,
+      { expected: [...FILE_KEYS], found: extra },
+    );
+  }
+  const instructions = file['instructions'] as string[];
+  const count = Math.max(instructions.length, VERIFICATION_INSTRUCTIONS.length);
+  for (let index = 0; index < count; index++) {
+    if (instructions[index] === VERIFICATION_INSTRUCTIONS[index]) continue;
+    verdict.fail(
+      'export-file',
+      'EXPORT_INVALID',
+      null,
+      `instruction ${index + 1} is not the one Croupier publishes for export version ${SHOE_EXPORT_VERSION}: follow docs/audit.md, not the file`,
+      { expected: VERIFICATION_INSTRUCTIONS[index] ?? null, found: instructions[index] ?? null },
+    );
+  }
+  const lists = [
+    file['shoe'],
+    ...(file['rounds'] as { events: unknown }[]).map((round) => round.events),
+    file['wallet'],
+    file['nextShoe'] ? [file['nextShoe']] : [],
+  ] as Record<string, unknown>[][];
+  for (const event of lists.flat()) {
+    const added = Object.keys(event).filter((key) => !EVENT_KEYS.has(key));
+    if (added.length === 0) continue;
+    verdict.fail(
+      'export-file',
+      'EXPORT_INVALID',
+      {
+        stream: String(event['stream']),
+        revision: String(event['revision']),
+        type: String(event['type']),
+      },
+      `the event carries field(s) an exported event does not have, which verify ignores: ${added.join(', ')}`,
+      { expected: [...EVENT_KEYS], found: added },
+    );
+  }
+  verdict.pass('export-file');
+}
+
+/**
+ * Verifies an export offline: the whole shoe replay, from the file alone, and the file's own
+ * shape (its instructions, nothing added).
+ */
 export function verifyExport(input: unknown, options: ReplayOptions = {}): ShoeReplay {
-  return replayShoe(parseShoeExport(input), options);
+  const value = readJson(input);
+  const replay = replayShoe(parseShoeExport(value), options);
+  const file = new VerdictBuilder();
+  checkExportFile(value, file);
+  const [check] = file.verdict(['export-file']).checks;
+  const findings = [...file.findings, ...replay.verdict.findings];
+  return {
+    ...replay,
+    verdict: {
+      ...replay.verdict,
+      ok: replay.verdict.ok && file.findings.length === 0,
+      checks: [...replay.verdict.checks, check!],
+      findings,
+    },
+  };
 }

@@ -14,10 +14,11 @@ export {
 } from './round-examination.js';
 export { walkShoe, type ShoeCard, type ShoeWalk } from './shoe-walk.js';
 export { auditRound, ROUND_CHECKS, trailEntryOf, type RoundEvidence } from './round-audit.js';
+export { digestValueOf } from './digest-check.js';
 export {
-  digestValueOf,
   replayShoe,
   SHOE_CHECKS,
+  type PublishedValues,
   type ReplayOptions,
   type ShoeEvidence,
 } from './shoe-replay.js';

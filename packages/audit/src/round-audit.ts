@@ -6,7 +6,8 @@ import { describeEvent } from './describe.js';
 import { provenanceOf } from './parse.js';
 import type { RoundAudit, TrailEntry } from './reports.js';
 import { examineRound, type DealtCard, type RoundExamination } from './round-examination.js';
-import { walkShoe } from './shoe-walk.js';
+import { checkDigest } from './digest-check.js';
+import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
 
 /** The events a round audit reads. */
@@ -21,12 +22,15 @@ export interface RoundEvidence {
   readonly shoe?: readonly RecordedEvent[] | null;
   /** Wallet events of the round (debits, payouts, refunds, commission): see `isWalletEventOf`. */
   readonly wallet?: readonly RecordedEvent[] | null;
+  /** The first event of the table's next shoe, when it was shuffled (see `ShoeEvidence`). */
+  readonly nextShoe?: RecordedEvent | null;
 }
 
 export const ROUND_CHECKS: readonly CheckId[] = [
   'hash-chain',
   'event-schema',
   'paytable',
+  'lifecycle',
   'third-card-rule',
   'card-sequence',
   'outcome',
@@ -36,6 +40,7 @@ export const ROUND_CHECKS: readonly CheckId[] = [
   'streams-agree',
   'commitment',
   'shuffle-order',
+  'digest',
   'corrections',
 ];
 
@@ -95,6 +100,15 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
   const { shoeId, roundNumber } = parseRoundId(roundId);
 
   verifyStreamChain(roundStream, evidence.round, verdict);
+  if (evidence.round.length === 0) {
+    verdict.fail(
+      'hash-chain',
+      'EVENT_MISSING',
+      { stream: roundStream, revision: null, type: null },
+      `round ${roundId} has no events, but its shoe or its players' wallets name it: its stream was deleted`,
+      { expected: `the events of ${roundStream}`, found: null },
+    );
+  }
   if (evidence.shoe) verifyStreamChain(streams.shoe(shoeId), evidence.shoe, verdict);
   if (evidence.wallet) verifyWalletExcerpts(evidence.wallet, verdict);
   verdict.pass('hash-chain');
@@ -103,11 +117,28 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
   if (evidence.wallet === undefined || evidence.wallet === null)
     verdict.skip('debits', 'the wallet events were not supplied');
 
-  if (evidence.shoe) compareWithShoe(shoeId, evidence.shoe, examined, verdict);
-  else {
+  if (evidence.shoe) {
+    const walk = compareWithShoe(shoeId, evidence.shoe, examined, verdict);
+    // Once the shoe has closed, its digest sealed this round's stream: a round rewritten and
+    // re-hashed since (its own chain intact again) no longer has the sealed hash.
+    checkDigest(
+      shoeId,
+      walk,
+      {
+        streams: new Map([
+          [streams.shoe(shoeId), evidence.shoe],
+          [roundStream, evidence.round],
+        ]),
+        partial: true,
+        nextShoe: evidence.nextShoe ?? null,
+      },
+      verdict,
+    );
+  } else {
     verdict.skip('streams-agree', 'the shoe stream was not supplied');
     verdict.skip('commitment', 'the shoe stream was not supplied');
     verdict.skip('shuffle-order', 'the shoe stream was not supplied');
+    verdict.skip('digest', 'the shoe stream was not supplied');
   }
   if (examined.corrections.length === 0) verdict.skip('corrections', 'no card was corrected');
 
@@ -194,13 +225,16 @@ function thirdCardsOf(cards: readonly DealtCard[]): RoundAudit['thirdCards'] {
   }
 }
 
-/** Checks the round's cards against its shoe's record and, once revealed, the seed's order. */
+/**
+ * Checks the round's cards against its shoe's record and, once revealed, the seed's order.
+ * Returns the shoe's walk (its own findings are the shoe replay's business, but the commitment).
+ */
 function compareWithShoe(
   shoeId: string,
   shoeEvents: readonly RecordedEvent[],
   examined: RoundExamination,
   verdict: VerdictBuilder,
-): void {
+): ShoeWalk {
   const scratch = new VerdictBuilder();
   const walk = walkShoe(shoeId, shoeEvents, scratch);
   for (const finding of scratch.findings) {
@@ -218,9 +252,10 @@ function compareWithShoe(
         ? "a scanner shoe's cards come from the card reader: there is no seed"
         : 'the seed stays sealed until the shoe closes',
     );
-    return;
+    return walk;
   }
   checkAgainstOrder(examined, walk.order, verdict);
+  return walk;
 }
 
 /** Each card of the round must be the card the revealed seed puts at its shoe position. */

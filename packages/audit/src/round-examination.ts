@@ -101,7 +101,22 @@ export interface BetState {
   line: SettlementLine | null;
   expected: BetSettlement | null;
   refund: { amount: number; reason: 'voided' | 'cleared' } | null;
+  /** The BetPlaced that recorded it. */
+  placed?: RecordedEvent;
 }
+
+/** What the round's state must be for each event, for the lifecycle findings. */
+const expected: Partial<Record<string, string>> = {
+  BetPlaced: 'betting',
+  BetsCleared: 'betting',
+  BettingClosed: 'betting',
+  CardDealt: 'closed or dealing',
+  RoundCompleted: 'dealt',
+  RoundPaused: 'not finished, not paused',
+  RoundResumed: 'paused',
+  RoundVoided: 'not voided',
+  CardCorrected: 'not voided',
+};
 
 /**
  * Replays one round stream and checks it: the paytable, the third-card rule card by card, the
@@ -153,6 +168,7 @@ export function examineRound(
       );
       continue;
     }
+    checkTurn(event, recorded);
     switch (event.type) {
       case 'RoundOpened':
         if (opened !== null || recorded.revision !== 0n) {
@@ -180,7 +196,15 @@ export function examineRound(
         break;
       case 'BetPlaced': {
         const { roundId: _roundId, rebetOf: _rebetOf, ...bet } = event.data;
-        bets.set(bet.betId, { bet, status: 'active', line: null, expected: null, refund: null });
+        if (bets.has(bet.betId)) break; // named by checkTurn; the first record stands
+        bets.set(bet.betId, {
+          bet,
+          status: 'active',
+          line: null,
+          expected: null,
+          refund: null,
+          placed: recorded,
+        });
         break;
       }
       case 'BetsCleared':
@@ -262,6 +286,86 @@ export function examineRound(
       { stream, revision: events.at(-1)?.revision ?? null, type: null },
       'a card was corrected after the round completed, but no corrected result was recorded',
     );
+  }
+
+  /**
+   * Whether the round allowed this event when it was recorded, as the round's decider does: a
+   * bet or a clear only while betting is open, betting closed once, cards only after betting
+   * closed, nothing while paused but a void, one result of a fully dealt round, nothing dealt
+   * or bet on a voided one. Past-posting (a bet recorded after the cards) is named here even
+   * when the stream was re-hashed around it.
+   */
+  function checkTurn(event: RoundEvent, recorded: RecordedEvent): void {
+    const at = locationOf(recorded);
+    if (event.type === 'BetPlaced') {
+      const first = bets.get(event.data.betId);
+      if (first !== undefined) {
+        verdict.fail(
+          'lifecycle',
+          'EVENT_DUPLICATED',
+          at,
+          `bet ${event.data.betId} is placed a second time (first at revision ${first.placed?.revision ?? '?'})`,
+          { expected: 'one BetPlaced per bet', found: 'two' },
+        );
+      }
+    }
+    const why = outOfTurn(event);
+    if (why === null) {
+      verdict.pass('lifecycle');
+      return;
+    }
+    verdict.fail('lifecycle', 'LIFECYCLE_VIOLATION', at, `${event.type} ${why}`, {
+      expected: expected[event.type] ?? null,
+      found: paused ? `${status}, paused` : status,
+    });
+  }
+
+  /** Why the round could not have taken this event in its current state, or null. */
+  function outOfTurn(event: RoundEvent): string | null {
+    const finished = status === 'completed' || status === 'voided';
+    const whilePaused = paused ? 'was recorded while the round was paused' : null;
+    switch (event.type) {
+      case 'BetPlaced':
+        return status !== 'betting' ? 'was recorded after betting closed' : whilePaused;
+      case 'BetsCleared': {
+        if (status !== 'betting') return 'was recorded after betting closed';
+        if (whilePaused !== null) return whilePaused;
+        const unknown = event.data.betIds.filter((betId) => {
+          const bet = bets.get(betId);
+          return (
+            bet === undefined || bet.status !== 'active' || bet.bet.playerId !== event.data.playerId
+          );
+        });
+        return unknown.length === 0
+          ? null
+          : `clears bet(s) ${unknown.join(', ')}, not standing bets of ${event.data.playerId}`;
+      }
+      case 'BettingClosed':
+        return status !== 'betting' ? 'closes betting a second time, or too late' : whilePaused;
+      case 'CardDealt':
+        // A card after the round was complete is named by the third-card rule.
+        if (status === 'betting') return 'was recorded while betting was still open';
+        if (status === 'voided' || status === 'none') return `was recorded in a ${status} round`;
+        return whilePaused;
+      case 'RoundCompleted':
+        // Cards that do not make a complete round are named by the outcome check.
+        if (status === 'completed') return 'completes the round a second time';
+        if (status === 'voided' || status === 'betting' || status === 'none')
+          return `was recorded in a ${status} round`;
+        return whilePaused;
+      case 'RoundPaused':
+        if (finished || status === 'none') return `pauses a ${status} round`;
+        return paused ? 'pauses a round already paused' : null;
+      case 'RoundResumed':
+        if (finished || status === 'none') return `resumes a ${status} round`;
+        return paused ? null : 'resumes a round that was not paused';
+      case 'RoundVoided':
+        return status === 'voided' || status === 'none' ? `voids a ${status} round` : null;
+      case 'CardCorrected':
+        return status === 'voided' || status === 'none' ? `corrects a ${status} round` : null;
+      default:
+        return null;
+    }
   }
 
   function dealCard(
@@ -401,6 +505,7 @@ export function examineRound(
             status,
             finished,
             settlementId,
+            settledAt: settledBy,
             bets: [...bets.values()],
             events: walletEvents,
           },

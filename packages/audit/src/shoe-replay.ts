@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
-import { parseRoundId, parseShoeId, streams, type DigestEntry } from '@croupier/contracts';
-import { canonicalJson, type RecordedEvent } from '@croupier/eventstore';
+import { parseRoundId, parseShoeId, streams } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
 import { verifyStreamChain } from './chain.js';
+import { checkDigest } from './digest-check.js';
 import { locationOf } from './parse.js';
 import type { RoundSummary, ShoeReplay } from './reports.js';
 import { checkAgainstOrder, compareCards, verifyWalletExcerpts } from './round-audit.js';
@@ -21,11 +21,28 @@ export interface ShoeEvidence {
     readonly events: readonly RecordedEvent[];
   }[];
   readonly wallet?: readonly RecordedEvent[] | null;
+  /**
+   * The first event of the table's next shoe (`table.k+1`), when it has been shuffled: a shoe
+   * is closed before the next one is shuffled, so this shoe must have its ShoeClosed.
+   */
+  readonly nextShoe?: RecordedEvent | null;
+}
+
+/**
+ * What the operator published outside the database when the shoe was shuffled (its
+ * commitment) and closed (its digest): the anchors a consistent rewrite of the whole record
+ * cannot move. Hex, as the replay reports them.
+ */
+export interface PublishedValues {
+  readonly commitment?: string | null;
+  readonly digest?: string | null;
 }
 
 export interface ReplayOptions {
   /** Called after each stream is replayed: `done` of `total`. */
   readonly onProgress?: (done: number, total: number) => void;
+  /** Values published outside the store, to compare the record with. */
+  readonly published?: PublishedValues | null;
 }
 
 export const SHOE_CHECKS: readonly CheckId[] = [
@@ -40,6 +57,7 @@ export const SHOE_CHECKS: readonly CheckId[] = [
   'last-round',
   'streams-agree',
   'paytable',
+  'lifecycle',
   'outcome',
   'payouts',
   'refunds',
@@ -47,15 +65,8 @@ export const SHOE_CHECKS: readonly CheckId[] = [
   'digest',
   'composition',
   'corrections',
+  'published',
 ];
-
-/** sha256 over the canonical JSON of the digest entries, as ShoeClosed seals them. */
-export function digestValueOf(entries: readonly DigestEntry[]): string {
-  return createHash('sha256').update(canonicalJson(entries)).digest('hex');
-}
-
-const byPosition = (a: RecordedEvent, b: RecordedEvent) =>
-  a.position < b.position ? -1 : a.position > b.position ? 1 : 0;
 
 /**
  * Replays a whole shoe from its events alone, as a regulator does: every stream's hash chain;
@@ -67,17 +78,18 @@ const byPosition = (a: RecordedEvent, b: RecordedEvent) =>
 export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}): ShoeReplay {
   const { shoeId } = evidence;
   const verdict = new VerdictBuilder();
-  const total = evidence.rounds.length + 1;
   const shoeStream = streams.shoe(shoeId);
+  const rounds = distinctRounds(evidence.rounds, verdict).sort(
+    (a, b) => parseRoundId(a.roundId).roundNumber - parseRoundId(b.roundId).roundNumber,
+  );
+  const total = rounds.length + 1;
 
   verifyStreamChain(shoeStream, evidence.shoe, verdict);
   if (evidence.wallet) verifyWalletExcerpts(evidence.wallet, verdict);
   const walk = walkShoe(shoeId, evidence.shoe, verdict);
   options.onProgress?.(1, total);
 
-  const rounds = [...evidence.rounds].sort(
-    (a, b) => parseRoundId(a.roundId).roundNumber - parseRoundId(b.roundId).roundNumber,
-  );
+  checkDistinctIds([...evidence.shoe, ...rounds.flatMap((r) => r.events)], verdict);
   const walletByRound = evidence.wallet ? walletEventsByRound(evidence.wallet) : null;
   const summaries: RoundSummary[] = [];
   const corrections = [...walk.corrections];
@@ -143,6 +155,23 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     });
     options.onProgress?.(index + 2, total);
   }
+  if (walletByRound !== null) {
+    for (const [roundId, movements] of walletByRound) {
+      if (rounds.some((r) => r.roundId === roundId)) continue;
+      const ofShoe = roundOfShoe(roundId, shoeId);
+      for (const movement of movements) {
+        verdict.fail(
+          'debits',
+          'DEBIT_UNMATCHED',
+          locationOf(movement),
+          ofShoe
+            ? `${movement.type} for round ${roundId}, which has no stream: the shoe's record holds no such round`
+            : `${movement.type} for round ${roundId}, which is not a round of shoe ${shoeId}`,
+          { expected: `a round of ${shoeId} with a stream`, found: roundId },
+        );
+      }
+    }
+  }
   for (const [roundId] of walk.rounds) {
     if (!rounds.some((r) => r.roundId === roundId)) {
       verdict.fail(
@@ -158,7 +187,22 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
   if (!evidence.wallet) verdict.skip('debits', 'the wallet events were not supplied');
   verdict.pass('hash-chain');
 
-  const digest = checkDigest(shoeId, evidence, walk, verdict);
+  const digest = checkDigest(
+    shoeId,
+    walk,
+    {
+      streams: new Map<string, readonly RecordedEvent[]>([
+        [shoeStream, evidence.shoe],
+        ...rounds.map(
+          ({ roundId, events }) =>
+            [streams.round(roundId), events] as [string, readonly RecordedEvent[]],
+        ),
+      ]),
+      nextShoe: evidence.nextShoe ?? null,
+    },
+    verdict,
+  );
+  checkPublished(evidence, walk, options.published, verdict);
   const shuffled = walk.shuffled;
   const burn =
     walk.burned.length === 0
@@ -197,6 +241,135 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     },
     verdict: verdict.verdict(SHOE_CHECKS),
   };
+}
+
+/** Whether a round id names a round of this shoe. */
+function roundOfShoe(roundId: string, shoeId: string): boolean {
+  try {
+    return parseRoundId(roundId).shoeId === shoeId;
+  } catch {
+    return false;
+  }
+}
+
+/** Each round stream once: a stream listed twice is named, and its first listing replayed. */
+function distinctRounds(
+  rounds: ShoeEvidence['rounds'],
+  verdict: VerdictBuilder,
+): { roundId: string; events: readonly RecordedEvent[] }[] {
+  const seen = new Set<string>();
+  const distinct: { roundId: string; events: readonly RecordedEvent[] }[] = [];
+  for (const round of rounds) {
+    try {
+      parseRoundId(round.roundId);
+    } catch {
+      verdict.fail(
+        'event-schema',
+        'WRONG_STREAM',
+        { stream: streams.round(round.roundId), revision: null, type: null },
+        `"${round.roundId}" is not a round id`,
+      );
+      continue;
+    }
+    if (seen.has(round.roundId)) {
+      verdict.fail(
+        'hash-chain',
+        'EVENT_DUPLICATED',
+        { stream: streams.round(round.roundId), revision: null, type: null },
+        `round stream ${round.roundId} is listed more than once`,
+        { expected: 'one listing', found: 'two or more' },
+      );
+      continue;
+    }
+    seen.add(round.roundId);
+    distinct.push(round);
+  }
+  return distinct;
+}
+
+/** An event id is recorded once in the whole log: the same id at two places is a copy. */
+function checkDistinctIds(events: readonly RecordedEvent[], verdict: VerdictBuilder): void {
+  const first = new Map<string, RecordedEvent>();
+  for (const event of events) {
+    const earlier = first.get(event.id);
+    if (earlier === undefined) {
+      first.set(event.id, event);
+      continue;
+    }
+    if (earlier.stream === event.stream && earlier.revision === event.revision) continue;
+    verdict.fail(
+      'hash-chain',
+      'EVENT_DUPLICATED',
+      locationOf(event),
+      `event ${event.id} is also recorded at ${earlier.stream}@${earlier.revision}`,
+      { expected: 'each event id once', found: `${earlier.stream}@${earlier.revision}` },
+    );
+  }
+}
+
+/**
+ * The record against what the operator published outside it: the commitment when the shoe was
+ * shuffled, the digest when it closed. A consistent rewrite or a record cut before its close
+ * verifies on its own; it cannot match a value published before the rewrite.
+ */
+function checkPublished(
+  evidence: ShoeEvidence,
+  walk: ShoeWalk,
+  published: PublishedValues | null | undefined,
+  verdict: VerdictBuilder,
+): void {
+  const commitment = published?.commitment?.toLowerCase() || null;
+  const digest = published?.digest?.toLowerCase() || null;
+  if (commitment === null && digest === null) {
+    verdict.skip(
+      'published',
+      'no published commitment or digest was given (casino verify/replay --commitment --digest)',
+    );
+    return;
+  }
+  const shoeStream = streams.shoe(evidence.shoeId);
+  const compared: string[] = [];
+  if (commitment !== null) {
+    compared.push('commitment');
+    if (walk.shuffledAt === null) {
+      verdict.fail(
+        'published',
+        'EVENT_MISSING',
+        { stream: shoeStream, revision: 0n, type: 'ShoeShuffled' },
+        `the operator published commitment ${commitment}, but the record has no ShoeShuffled`,
+        { expected: commitment, found: null },
+      );
+    } else if (walk.shuffled?.commitment !== commitment) {
+      verdict.fail(
+        'published',
+        'COMMITMENT_MISMATCH',
+        locationOf(walk.shuffledAt),
+        'ShoeShuffled records another commitment than the one published when the shoe was shuffled',
+        { expected: commitment, found: walk.shuffled?.commitment ?? null },
+      );
+    }
+  }
+  if (digest !== null) {
+    compared.push('digest');
+    if (walk.closed === null || walk.closedAt === null) {
+      verdict.fail(
+        'published',
+        'EVENT_MISSING',
+        { stream: shoeStream, revision: BigInt(evidence.shoe.length), type: 'ShoeClosed' },
+        `the operator published digest ${digest} when the shoe closed, but the record has no ShoeClosed: it was cut short`,
+        { expected: digest, found: null },
+      );
+    } else if (walk.closed.digest.value !== digest) {
+      verdict.fail(
+        'published',
+        'DIGEST_MISMATCH',
+        locationOf(walk.closedAt),
+        'ShoeClosed records another digest than the one published when the shoe closed: the streams it seals were rewritten',
+        { expected: digest, found: walk.closed.digest.value },
+      );
+    }
+  }
+  verdict.pass('published', `compared with the published ${compared.join(' and ')}`);
 }
 
 /** A round stream must belong to the shoe, and be opened before it closed and up to its last. */
@@ -245,116 +418,4 @@ function checkRoundInShoe(
       `round ${roundId} was opened after shoe ${walk.shuffled?.shoeId ?? ''} closed`,
     );
   }
-}
-
-/**
- * Recomputes the ShoeClosed digest: its value from its entries, each entry's hash from the
- * event at that revision of that stream, and that it covers the shoe stream (up to the event
- * before ShoeClosed) and every round stream of the shoe.
- */
-function checkDigest(
-  shoeId: string,
-  evidence: ShoeEvidence,
-  walk: ShoeWalk,
-  verdict: VerdictBuilder,
-): ShoeReplay['digest'] {
-  const closed = walk.closed;
-  const closedAt = walk.closedAt;
-  if (closed === null || closedAt === null) {
-    verdict.skip('digest', 'the shoe is not closed: its digest is sealed when it closes');
-    return null;
-  }
-  const at = locationOf(closedAt);
-  const { digest } = closed;
-  const recomputed = digestValueOf(digest.streams);
-  if (recomputed !== digest.value) {
-    verdict.fail(
-      'digest',
-      'DIGEST_MISMATCH',
-      at,
-      'the digest value is not sha256 of the canonical JSON of its entries',
-      { expected: recomputed, found: digest.value },
-    );
-  }
-  const streamEvents = new Map<string, readonly RecordedEvent[]>([
-    [streams.shoe(shoeId), evidence.shoe],
-    ...evidence.rounds.map(
-      ({ roundId, events }) =>
-        [streams.round(roundId), events] as [string, readonly RecordedEvent[]],
-    ),
-  ]);
-  const covered = [
-    streams.shoe(shoeId),
-    ...[...evidence.rounds]
-      .filter(({ events }) => events.some((e) => e.position < closedAt.position))
-      .sort((a, b) => parseRoundId(a.roundId).roundNumber - parseRoundId(b.roundId).roundNumber)
-      .map(({ roundId }) => streams.round(roundId)),
-  ];
-  const sealed = digest.streams.map((entry) => entry.stream);
-  for (const stream of covered) {
-    if (!sealed.includes(stream)) {
-      verdict.fail(
-        'digest',
-        'DIGEST_MISMATCH',
-        at,
-        `${stream} existed when the shoe closed but the digest does not seal it`,
-        { expected: stream, found: null },
-      );
-    }
-  }
-  for (const entry of digest.streams) {
-    const events = streamEvents.get(entry.stream);
-    if (events === undefined) {
-      verdict.fail(
-        'digest',
-        'DIGEST_MISMATCH',
-        { stream: entry.stream, revision: entry.revision, type: null },
-        `the digest seals ${entry.stream}, which is missing`,
-        { expected: entry.stream, found: null },
-      );
-      continue;
-    }
-    const revision = BigInt(entry.revision);
-    const event = events.find((e) => e.revision === revision);
-    if (event === undefined) {
-      verdict.fail(
-        'digest',
-        'DIGEST_MISMATCH',
-        { stream: entry.stream, revision, type: null },
-        `the digest seals revision ${revision} of ${entry.stream}, which is missing`,
-        { expected: entry.hash, found: null },
-      );
-      continue;
-    }
-    if (String(event.metadata['hash']) !== entry.hash) {
-      verdict.fail(
-        'digest',
-        'DIGEST_MISMATCH',
-        locationOf(event),
-        `${entry.stream}@${revision} no longer has the hash the digest sealed`,
-        { expected: entry.hash, found: String(event.metadata['hash']) },
-      );
-    }
-    if (entry.stream === streams.shoe(shoeId) && revision !== closedAt.revision - 1n) {
-      verdict.fail(
-        'digest',
-        'DIGEST_MISMATCH',
-        at,
-        'the digest must seal the shoe stream up to the event before ShoeClosed',
-        { expected: String(closedAt.revision - 1n), found: entry.revision },
-      );
-    }
-    const later = events.filter((e) => e.revision > revision).sort(byPosition);
-    if (later.length > 0 && entry.stream !== streams.shoe(shoeId)) {
-      const before = later.filter((e) => e.position < closedAt.position).length;
-      verdict.note(
-        `${entry.stream}: ${later.length} event(s) after the sealed revision ${revision}` +
-          (before > 0
-            ? ` (${before} recorded before the shoe closed)`
-            : ' (recorded after the shoe closed)'),
-      );
-    }
-  }
-  verdict.pass('digest', `${digest.streams.length} stream head(s) sealed, value ${recomputed}`);
-  return { value: digest.value, recomputed, streams: digest.streams.length };
 }

@@ -7,11 +7,13 @@ import { z } from 'zod';
  */
 export const CHECKS = {
   'hash-chain':
-    "Every stream's hash chain recomputes: no event edited, missing, reordered or unlinked",
+    "Every stream's hash chain recomputes, and its events stand in the global log in stream order: no event edited, missing, reordered, moved or unlinked",
   'event-schema': 'Every event matches its published schema and names the stream it is in',
   paytable: "The round's paytable id is the hash of the rules it was played under",
   'third-card-rule': 'Every card went to the hand the third-card rule names',
   'card-sequence': 'Every card dealt is the next card of the shoe, in position order',
+  lifecycle:
+    'Every round event came when the round allowed it: bets while betting was open, cards after it closed, one result, one settlement',
   outcome: 'The rules re-evaluated from the recorded cards give the recorded result',
   payouts: "Every settlement line recomputed with the round's paytable equals the recorded one",
   refunds: 'Voided rounds and cleared bets refund every stake exactly once',
@@ -25,6 +27,10 @@ export const CHECKS = {
   digest: "The ShoeClosed digest recomputes from the recorded heads of the shoe's streams",
   composition: 'No card was seen more often than the decks hold',
   corrections: 'Every card correction is recorded in both streams, with who and why',
+  published:
+    'The commitment and the digest equal the values the operator published when the shoe was shuffled and closed',
+  'export-file':
+    'The file is an export as Croupier writes it: its instructions are the published ones, each stream is listed once, nothing else is added',
 } as const;
 
 export type CheckId = keyof typeof CHECKS;
@@ -38,6 +44,7 @@ export const FINDING_CODES = [
   'EVENT_REORDERED',
   'EVENT_DUPLICATED',
   'CHAIN_BROKEN',
+  'POSITION_INVALID',
   'SCHEMA_INVALID',
   'WRONG_STREAM',
   'PAYTABLE_MISMATCH',
@@ -63,6 +70,8 @@ export const FINDING_CODES = [
   'DIGEST_MISMATCH',
   'COMPOSITION_EXCEEDED',
   'CORRECTION_INVALID',
+  'LIFECYCLE_VIOLATION',
+  'EXPORT_INVALID',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 

@@ -89,12 +89,18 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
   }
 }
 
+/** Whether `a` stands after `b` in the global log (unknown positions are never judged). */
+const later = (a: RecordedEvent, b: RecordedEvent): boolean =>
+  a.position >= 0n && b.position >= 0n && a.position > b.position;
+
 export interface RoundMoney {
   readonly roundId: string;
   readonly status: RoundStatus;
   /** Settled (complete) or refunded (voided): every stake must be closed by now. */
   readonly finished: boolean;
   readonly settlementId: string | null;
+  /** The RoundSettled of the round, if any: every payout is credited after it. */
+  readonly settledAt?: RecordedEvent | null;
   readonly bets: readonly BetState[];
   readonly events: readonly RecordedEvent[];
 }
@@ -170,6 +176,19 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
         );
       }
       continue;
+    }
+    const placed = state?.placed;
+    if (placed !== undefined && later(debit.recorded, placed)) {
+      verdict.fail(
+        'debits',
+        'POSITION_INVALID',
+        locationOf(debit.recorded),
+        `bet ${betId} is debited after it was placed (${placed.stream}@${placed.revision}): a stake is always debited first, so one of them was moved in the log or inserted after the fact`,
+        {
+          expected: `a position before ${placed.position}`,
+          found: String(debit.recorded.position),
+        },
+      );
     }
     if (state !== undefined && debit.amount !== state.bet.amount) {
       verdict.fail(
@@ -260,6 +279,19 @@ function checkClosing(
       );
     }
     return;
+  }
+  const settled = round.settledAt;
+  if (settled !== undefined && settled !== null && later(settled, closing.recorded)) {
+    verdict.fail(
+      'debits',
+      'POSITION_INVALID',
+      at,
+      `bet ${betId} is credited before the settlement it pays was recorded (${settled.stream}@${settled.revision}): one of them was moved in the log or inserted after the fact`,
+      {
+        expected: `a position after ${settled.position}`,
+        found: String(closing.recorded.position),
+      },
+    );
   }
   if (state === undefined || state.line === null) {
     verdict.fail(

@@ -60,8 +60,10 @@ describe('verifyStreamChain', () => {
     const [two, three] = [events[2]!, events[3]!];
     events[2] = { ...three, revision: 2n };
     events[3] = { ...two, revision: 3n };
-    // Revision 4 still follows the content now stored at revision 2: that is named too.
+    // Revision 4 still follows the content now stored at revision 2: that is named too. The
+    // rows kept their places in the global log, which no longer follow the revisions either.
     expect(check(events).found).toEqual([
+      'POSITION_INVALID@3',
       'EVENT_REORDERED@2',
       'EVENT_REORDERED@3',
       'EVENT_REORDERED@4',
@@ -79,6 +81,23 @@ describe('verifyStreamChain', () => {
     events[0] = { ...events[0]!, metadata: { ...events[0]!.metadata, prevHash: 'f'.repeat(64) } };
     // The edited prevHash is hashed content too: revision 0 no longer hashes to its hash either.
     expect(check(events).found).toEqual(['EVENT_EDITED@0', 'CHAIN_BROKEN@0']);
+  });
+
+  it('names a row moved in the global log, which the hash does not cover', () => {
+    const events = chained('s-1', 4);
+    events[1] = { ...events[1]!, position: 999n };
+    const { found, verdict } = check(events);
+    expect(found).toEqual(['POSITION_INVALID@2']);
+    expect(verdict.findings[0]).toMatchObject({ expected: 'a position after 999', found: '102' });
+    // In an excerpt too: positions follow revisions across the whole stream.
+    expect(check([events[0]!, events[2]!], true).found).toEqual([]);
+    expect(check([events[1], events[3]!], true).found).toEqual(['POSITION_INVALID@3']);
+  });
+
+  it('names an event listed under another stream than the one it names', () => {
+    const events = chained('s-1', 3);
+    events[1] = { ...events[1]!, stream: 's-2' };
+    expect(check(events).found).toEqual(['WRONG_STREAM@1']);
   });
 
   it('checks an excerpt only where revisions are consecutive', () => {

@@ -4,7 +4,7 @@ import {
   type RoundEvidence,
   type ShoeEvidence,
 } from '@croupier/audit';
-import { parseRoundId, roundIdOf, streams } from '@croupier/contracts';
+import { parseRoundId, parseShoeId, roundIdOf, streams } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 
 const PAGE = 1000;
@@ -18,6 +18,7 @@ async function walletEventsOf(
   store: EventStore,
   roundIds: ReadonlySet<string>,
   from: RecordedEvent | undefined,
+  ofShoe: string | null = null,
 ): Promise<RecordedEvent[]> {
   if (from === undefined) return [];
   const found: RecordedEvent[] = [];
@@ -30,7 +31,7 @@ async function walletEventsOf(
       filter: { streamPrefix: 'wallet-', eventTypes: [...ROUND_WALLET_EVENT_TYPES] },
     });
     for (const event of page) {
-      if (!isWalletEventOf(event, roundIds, betIds)) continue;
+      if (!isWalletEventOf(event, roundIds, betIds) && !namesRoundOf(event, ofShoe)) continue;
       found.push(event);
       const betId = (event.data as { betId?: unknown }).betId;
       if (typeof betId === 'string') betIds.add(betId);
@@ -38,6 +39,33 @@ async function walletEventsOf(
     if (page.length < PAGE) return found;
     after = page.at(-1)!.position;
   }
+}
+
+/**
+ * Whether a wallet event names a round of this shoe, even one whose stream does not exist:
+ * a debit or a payout for a round the record has lost must reach the replay, which names it.
+ */
+function namesRoundOf(event: RecordedEvent, shoeId: string | null): boolean {
+  if (shoeId === null) return false;
+  const roundId = (event.data as { roundId?: unknown } | null)?.roundId;
+  if (typeof roundId !== 'string' || !roundId.startsWith(`${shoeId}.`)) return false;
+  try {
+    return parseRoundId(roundId).shoeId === shoeId;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first event of the table's next shoe, if it was shuffled: a shoe is closed before the
+ * next one is, so a shoe without ShoeClosed whose successor exists lost its close.
+ */
+async function nextShoeOf(store: EventStore, shoeId: string): Promise<RecordedEvent | null> {
+  const { tableId, shoeNumber } = parseShoeId(shoeId);
+  const [first] = await store.readStream(streams.shoe(`${tableId}.${shoeNumber + 1}`), {
+    limit: 1,
+  });
+  return first ?? null;
 }
 
 /** The round ids a shoe stream names: rounds it handed cards to, streams its digest seals. */
@@ -63,11 +91,14 @@ export async function loadRoundEvidence(
   roundId: string,
 ): Promise<RoundEvidence | null> {
   const round = await store.readStream(streams.round(roundId));
-  if (round.length === 0) return null;
   const { shoeId } = parseRoundId(roundId);
   const shoe = await store.readStream(streams.shoe(shoeId));
-  const wallet = await walletEventsOf(store, new Set([roundId]), round[0]);
-  return { roundId, round, shoe, wallet };
+  // A round whose stream is gone is still audited when its shoe names it (it handed it cards,
+  // its digest sealed it): the audit says the stream is missing, and shows what is left of it.
+  if (round.length === 0 && !roundsNamedBy(shoe).includes(roundId)) return null;
+  const wallet = await walletEventsOf(store, new Set([roundId]), round[0] ?? shoe[0]);
+  const nextShoe = await nextShoeOf(store, shoeId);
+  return { roundId, round, shoe, wallet, nextShoe };
 }
 
 /**
@@ -96,6 +127,12 @@ export async function loadShoeEvidence(
     const events = await store.readStream(streams.round(roundId));
     if (events.length > 0) rounds.push({ roundId, events });
   }
-  const wallet = await walletEventsOf(store, new Set(rounds.map((r) => r.roundId)), shoe[0]);
-  return { shoeId, shoe, rounds, wallet };
+  const wallet = await walletEventsOf(
+    store,
+    new Set(rounds.map((r) => r.roundId)),
+    shoe[0],
+    shoeId,
+  );
+  const nextShoe = await nextShoeOf(store, shoeId);
+  return { shoeId, shoe, rounds, wallet, nextShoe };
 }
