@@ -29,3 +29,22 @@ export function integerOption(
   }
   return parsed;
 }
+
+/**
+ * `--commitment` and `--digest`: the values the operator published outside the store when the
+ * shoe was shuffled and closed, for the replay to compare the record with.
+ */
+export function publishedOptions(values: {
+  commitment?: string | undefined;
+  digest?: string | undefined;
+}): { commitment: string | null; digest: string | null } | null {
+  const hex = (name: string, value: string | undefined): string | null => {
+    if (value === undefined) return null;
+    if (!/^[0-9a-fA-F]{64}$/.test(value))
+      throw new UsageError(`--${name} must be 64 hex digits (a sha256), got "${value}"`);
+    return value.toLowerCase();
+  };
+  const commitment = hex('commitment', values.commitment);
+  const digest = hex('digest', values.digest);
+  return commitment === null && digest === null ? null : { commitment, digest };
+}

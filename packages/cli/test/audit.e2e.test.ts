@@ -226,6 +226,48 @@ describe('casino export and verify', () => {
     );
   });
 
+  it('compares a file and the store with the commitment and digest the operator published', async () => {
+    const file = join(dataDir, 'solo-2.json');
+    expect((await casino(['export', 'shoe', 'solo.2', '--out', file])).code).toBe(0);
+    const content = JSON.parse(await readFile(file, 'utf8')) as {
+      shoe: { type: string; data: { commitment?: string; digest?: { value: string } } }[];
+      nextShoe: { type: string } | null;
+    };
+    expect(content.nextShoe?.type).toBe('ShoeShuffled');
+    const commitment = content.shoe[0]!.data.commitment!;
+    const digest = content.shoe.find((e) => e.type === 'ShoeClosed')!.data.digest!.value;
+    const published = ['--commitment', commitment, '--digest', digest];
+
+    const verified = await casino(['verify', file, ...published, '--json']);
+    expect(verified.code).toBe(0);
+    const checks = (JSON.parse(verified.stdout) as ShoeReplay).verdict.checks;
+    expect(checks.find((c) => c.check === 'published')?.status).toBe('pass');
+    expect((await casino(['replay', 'shoe', 'solo.2', ...published])).code).toBe(0);
+
+    // Cut before its close: the next shoe's ShoeShuffled in the file says it was closed.
+    content.shoe = content.shoe.filter((e) => e.type !== 'ShoeClosed');
+    const cut = join(dataDir, 'cut.json');
+    await writeFile(cut, JSON.stringify(content));
+    expect((await casino(['verify', cut])).code).toBe(1);
+    // Without it too, the file is a valid prefix: only the published digest tells.
+    content.nextShoe = null;
+    await writeFile(cut, JSON.stringify(content));
+    expect((await casino(['verify', cut])).code).toBe(0);
+    const named = await casino(['verify', cut, ...published, '--json']);
+    expect(named.code).toBe(1);
+    expect(
+      (JSON.parse(named.stdout) as ShoeReplay).verdict.findings.map(
+        (f) => `${f.check}/${f.code} ${f.stream}`,
+      ),
+    ).toEqual(['published/EVENT_MISSING shoe-solo.2']);
+    // Another shoe's digest does not match this one's.
+    const other = await casino(['replay', 'shoe', 'solo.1', '--digest', digest]);
+    expect(other.code).toBe(1);
+    expect(other.stdout).toContain('DIGEST_MISMATCH');
+
+    expect((await casino(['verify', file, '--digest', 'abc'])).code).toBe(2);
+  });
+
   it('refuses a file that is not an export', async () => {
     const file = join(dataDir, 'not-an-export.json');
     await writeFile(file, '{"hello": "world"}');

@@ -3,7 +3,7 @@ import { shoeIdSchema, streams } from '@croupier/contracts';
 import { loadShoeEvidence } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { parseOptions } from '../options.js';
+import { parseOptions, publishedOptions } from '../options.js';
 import { ProgressBar } from '../progress.js';
 import {
   apiToken,
@@ -29,13 +29,21 @@ export const replayCommand: Command = {
   name: 'replay',
   summary:
     'replay a shoe from its events alone: seed and commitment, burn, cut card, every card, round and payout, hash chains, digest (exit 1 if it does not verify)',
-  usage: 'croupier replay shoe SHOE_ID [--json] [--url GATEWAY_URL [--token JWT]]',
+  usage:
+    'croupier replay shoe SHOE_ID [--json] [--commitment HEX] [--digest HEX] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
       json: { type: 'boolean', default: false },
       url: { type: 'string' },
       token: { type: 'string' },
+      commitment: { type: 'string' },
+      digest: { type: 'string' },
     });
+    const published = publishedOptions(values);
+    if (published !== null && values.url !== undefined)
+      throw new UsageError(
+        '--commitment and --digest are compared with the store itself: drop --url, or export the shoe and verify the file',
+      );
     const [what, shoeId, ...rest] = positionals;
     if (what !== 'shoe' || shoeId === undefined || rest.length > 0)
       throw new UsageError('give what to replay: replay shoe SHOE_ID');
@@ -64,6 +72,7 @@ export const replayCommand: Command = {
         }
         const replaying = new ProgressBar(io, evidence.rounds.length + 1, 'streams replayed');
         replay = replayShoe(evidence, {
+          published,
           onProgress: (done) => {
             replaying.update(done);
           },
