@@ -1,0 +1,229 @@
+import type { ErrorCode } from './errors.js';
+
+/** What a stable error code tells a client, and a `detail` the API really answers it with. */
+export interface ErrorCodeDescription {
+  /** What went wrong and what the client can do about it. */
+  readonly meaning: string;
+  /** A `detail` as the API words it (ids and numbers are examples). */
+  readonly example: string;
+}
+
+const descriptions = {
+  VALIDATION_ERROR: {
+    meaning:
+      'The request does not fit its schema: a path, query or body field is missing, mistyped or out of range, or the body is not JSON. `errors` names each field.',
+    example: 'body.bets.0.amount: Invalid input: expected number, received string',
+  },
+  UNAUTHENTICATED: {
+    meaning:
+      'No bearer token, or one that is expired, badly signed, not issued by Croupier or without a role. Get a new token.',
+    example: 'send a bearer token: Authorization: Bearer <JWT>',
+  },
+  FORBIDDEN: {
+    meaning:
+      "The token's role may not call this operation, or a player acted on another player's wallet, bets or history.",
+    example: 'the player role may not POST /v1/tables',
+  },
+  TABLE_NOT_FOUND: {
+    meaning: 'No table has this id.',
+    example: 'no table "baccarat-9"',
+  },
+  SHOE_NOT_FOUND: {
+    meaning: 'No shoe has this id, or the table has no shoe yet.',
+    example: 'no shoe "baccarat-1.3"',
+  },
+  ROUND_NOT_FOUND: {
+    meaning: 'No round has this id.',
+    example: 'no round "baccarat-1.3.12"',
+  },
+  WALLET_NOT_FOUND: {
+    meaning: 'The player has no wallet yet: nothing was ever deposited.',
+    example: 'the wallet has no funds yet: deposit first',
+  },
+  NOT_FOUND: {
+    meaning: 'No route answers this method and path.',
+    example: 'no route GET /v1/tabels',
+  },
+  ALREADY_EXISTS: {
+    meaning: 'Something with this id exists already (a table, shoe or round).',
+    example: 'table baccarat-1 exists',
+  },
+  DUPLICATE_BET: {
+    meaning:
+      'The same bet (same bet id, player and stake) was placed before: the first one stands, nothing was debited twice.',
+    example:
+      'betId 6f1c0b7e-2a44-4c1e-9f51-0c2d5a8b7e10 is already placed on round baccarat-1.3.12',
+  },
+  ID_CONFLICT: {
+    meaning:
+      'An id given with the command (a bet id, a deposit or withdrawal reference) already names a different record. Use a new id.',
+    example:
+      'reference "dep-0042" already records a deposit of 5000, not 7000; a new deposit needs a new reference',
+  },
+  CONCURRENCY_CONFLICT: {
+    meaning:
+      'The resource kept changing while the command was decided, through every retry. Nothing was changed: send it again.',
+    example:
+      'round-baccarat-1.3.12 kept changing while this command was decided (10 attempts); try again',
+  },
+  TABLE_CLOSED: {
+    meaning: 'The table is closed: it opens no new round and takes no new dealer.',
+    example: 'table baccarat-1 is closed',
+  },
+  ROUND_IN_PROGRESS: {
+    meaning: 'The table still plays or settles a round: finish it before opening the next.',
+    example: 'round baccarat-1.3.12 is still being played',
+  },
+  ROUND_NOT_OPEN: {
+    meaning: 'The round is not open. Reserved: no operation answers it today.',
+    example: 'round baccarat-1.3.12 is not open',
+  },
+  BETTING_CLOSED: {
+    meaning: 'Betting on the round is closed: no bet can be placed, repeated or cleared.',
+    example: 'betting on round baccarat-1.3.12 is closed',
+  },
+  ROUND_PAUSED: {
+    meaning: 'The round is paused: a supervisor resumes or voids it first.',
+    example: 'round baccarat-1.3.12 is paused',
+  },
+  ROUND_NOT_PAUSED: {
+    meaning: 'Only a paused round can be resumed.',
+    example: 'round baccarat-1.3.12 is not paused',
+  },
+  ROUND_FINISHED: {
+    meaning: 'The round is settled or voided: nothing more can happen to it.',
+    example: 'round baccarat-1.3.12 is settled',
+  },
+  ROUND_NOT_DEALING: {
+    meaning:
+      'The round is not in the dealing phase the command needs: close betting before dealing, deal every card before confirming.',
+    example: 'close betting before dealing',
+  },
+  SHOE_CLOSED: {
+    meaning: 'The shoe is closed: it deals no more cards.',
+    example: 'shoe baccarat-1.3 is closed',
+  },
+  SHOE_FINISHED: {
+    meaning: 'The cut card is out or the shoe ran out of cards: the next round needs a new shoe.',
+    example: "the cut card is out: round 71 was the shoe's last",
+  },
+  SHOE_NOT_FINISHED: {
+    meaning: 'The shoe cannot close as completed: its cut card has not come out.',
+    example: 'shoe baccarat-1.3: the cut card has not come out',
+  },
+  WRONG_CARD_SOURCE: {
+    meaning:
+      'The command is for the other kind of table: rng tables deal their own cards, scanner tables post each card their reader scans.',
+    example: 'an rng table deals its own cards',
+  },
+  INSUFFICIENT_FUNDS: {
+    meaning: 'The available balance (balance less open stakes) does not cover the amount.',
+    example: 'cannot withdraw 9000: 4500 available',
+  },
+  CURRENCY_MISMATCH: {
+    meaning: "The amount's currency is not the wallet's (a wallet holds one currency).",
+    example: 'this wallet holds EUR, not USD',
+  },
+  UNKNOWN_BET: {
+    meaning: 'No such bet type.',
+    example: 'unknown bet type "tiger"',
+  },
+  BET_NOT_OFFERED: {
+    meaning: 'The bet type exists but this table does not offer it.',
+    example: 'this table does not offer "lucky_six"',
+  },
+  BET_PAST_MAX_ROUND: {
+    meaning: 'The bet is offered only in the first rounds of a shoe, and this round is later.',
+    example: '"player_pair" is offered up to round 50 of a shoe; this is round 51',
+  },
+  INVALID_AMOUNT: {
+    meaning: 'An amount is not a positive whole number of minor units.',
+    example: 'amount must be a positive integer number of minor units, got 12.5',
+  },
+  BET_BELOW_MIN: {
+    meaning: "The player's total on the bet type would be under the table minimum.",
+    example: '"banker" total 50 would be below the table minimum 100',
+  },
+  BET_ABOVE_MAX: {
+    meaning:
+      "The player's total on the bet type would be over the table maximum (or could win more than the API can count exactly).",
+    example: '"banker" total 600000 would exceed the table maximum 500000',
+  },
+  BET_DIFFERENCE_LIMIT: {
+    meaning:
+      "The gap between the player's Player and Banker stakes would exceed the table's limit.",
+    example:
+      'the difference between Player (0) and Banker (300000) stakes would be 300000, over the limit 200000',
+  },
+  INVALID_SEAT: {
+    meaning: "The seat is not one of the table's seats (or the table has none).",
+    example: 'seat must be a number from 1 to 7',
+  },
+  BANKER_MODE_NOT_OFFERED: {
+    meaning: 'The table does not offer this banker mode (commission, no-commission, ...).',
+    example: 'banker mode "no_commission" is not offered; this table offers commission',
+  },
+  NO_BETS_TO_CLEAR: {
+    meaning: 'The player has no bets on the round to clear.',
+    example: 'alice has no bets on round baccarat-1.3.12',
+  },
+  NO_PREVIOUS_BETS: {
+    meaning: 'The player has no earlier bets at this table to repeat.',
+    example: 'alice has no earlier bets at this table to repeat',
+  },
+  IMPOSSIBLE_CARD: {
+    meaning: 'The shoe cannot hold this card: every copy of it has been dealt already.',
+    example: 'a 8-deck shoe holds no more QS',
+  },
+  INVALID_DEAL: {
+    meaning:
+      'The card or deal breaks the drawing rules or the shoe sequence: a card the round does not need, a card to the wrong hand, a shoe not yet burned.',
+    example: 'the next card goes to the banker, not the player',
+  },
+  INVALID_CORRECTION: {
+    meaning:
+      'The correction cannot apply: no card of the round came from that shoe position, or the corrected cards would deal a different number of cards.',
+    example: 'no card of round baccarat-1.3.12 came from shoe position 40',
+  },
+  INVALID_TABLE_CONFIG: {
+    meaning: 'The table configuration breaks its rules. `errors` names each bad field.',
+    example: 'invalid table configuration: decks: Too big: expected number to be <=8',
+  },
+  SEED_MISMATCH: {
+    meaning: "The revealed seed does not match the shoe's published commitment.",
+    example: "the revealed seed does not match shoe baccarat-1.3's commitment",
+  },
+  PAYLOAD_TOO_LARGE: {
+    meaning: 'The body is over the size limit (64 KiB unless configured otherwise).',
+    example: 'Request body is too large',
+  },
+  URI_TOO_LONG: {
+    meaning: 'A path parameter is over 100 characters.',
+    example: "'/v1/rounds/aaaaaaaa…' is exceeding the max param length",
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    meaning: 'The body is not in a media type the API reads: send application/json.',
+    example: 'Unsupported Media Type',
+  },
+  RATE_LIMITED: {
+    meaning:
+      'Too many requests from this client (its token, or its address without one). `Retry-After` says when to try again.',
+    example: 'too many requests: at most 6000 a minute; retry in 1 minute',
+  },
+  INTERNAL_ERROR: {
+    meaning:
+      'An unexpected failure. The command may or may not have applied: retry with the same ids. Logged with the correlation id.',
+    example: 'an unexpected error occurred; it has been logged with the correlation id',
+  },
+  UNAVAILABLE: {
+    meaning: 'A dependency is unavailable. Reserved: no operation answers it today.',
+    example: 'the event store is unavailable',
+  },
+};
+
+/**
+ * Every stable error code explained, for docs/errors.md and the OpenAPI document. Typed so a new
+ * code does not compile until it is described.
+ */
+export const ERROR_DESCRIPTIONS: { readonly [Code in ErrorCode]: ErrorCodeDescription } =
+  descriptions;
