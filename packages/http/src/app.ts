@@ -3,7 +3,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { DomainError, type CommandContext, type Role } from '@croupier/contracts';
+import { DomainError, type CommandContext, type ErrorCode, type Role } from '@croupier/contracts';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -15,7 +15,6 @@ import Fastify, {
   type RawServerDefault,
 } from 'fastify';
 import {
-  jsonSchemaTransform,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -24,13 +23,19 @@ import { z } from 'zod';
 import { actorOf, type Principal, type TokenAuthority } from './auth.js';
 import { secureFastifyLogger } from './logging.js';
 import { HttpMetrics, type AuthFailureReason, type HttpMetricsOptions } from './metrics.js';
-import { problemOf, sendProblem, type Problem } from './problem.js';
+import { operationTransform } from './openapi.js';
+import { problemJsonSchema, problemOf, sendProblem, type Problem } from './problem.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Roles allowed to call the route; absent on public routes. */
     roles?: readonly Role[];
     public?: boolean;
+    /**
+     * The error codes the handler itself may answer, for the OpenAPI document; when absent they
+     * are inferred from the route (see problemCodesOf).
+     */
+    problems?: readonly ErrorCode[];
   }
   interface FastifyRequest {
     principal: Principal | null;
@@ -130,6 +135,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
   });
 
+  const perMinute = options.rateLimitPerMinute ?? 6_000;
   await app.register(swagger, {
     openapi: {
       info: {
@@ -139,10 +145,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       },
       components: {
         securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        schemas: { Problem: problemJsonSchema },
       },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: operationTransform({ rateLimited: perMinute > 0 }),
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
@@ -186,7 +193,6 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
   });
 
-  const perMinute = options.rateLimitPerMinute ?? 6_000;
   if (perMinute > 0) {
     await app.register(rateLimit, {
       max: perMinute,

@@ -21,6 +21,49 @@ export interface Problem {
   readonly errors?: readonly { field: string; message: string }[];
 }
 
+/**
+ * The `Problem` above as JSON Schema, for the OpenAPI document: every error body has this shape
+ * (a test checks real ones against the published document).
+ */
+export const problemJsonSchema = {
+  type: 'object' as const,
+  description:
+    'An RFC 9457 problem. Switch on `code` (docs/errors.md), never on `title` or `detail`.',
+  required: ['type', 'title', 'status', 'code', 'detail', 'instance', 'correlationId'],
+  properties: {
+    type: {
+      type: 'string' as const,
+      format: 'uri',
+      description: 'https://croupier.dev/problems/ followed by the code in kebab case',
+    },
+    title: { type: 'string' as const, description: "The code's summary, the same every time" },
+    status: { type: 'integer' as const, description: 'The HTTP status of the answer' },
+    code: {
+      type: 'string' as const,
+      enum: Object.keys(ERROR_STATUS),
+      description: 'The stable error code',
+    },
+    detail: { type: 'string' as const, description: 'What was wrong with this request' },
+    instance: { type: 'string' as const, description: 'The path and query of the request' },
+    correlationId: {
+      type: 'string' as const,
+      description: 'The x-correlation-id of the request: quote it when reporting a problem',
+    },
+    errors: {
+      type: 'array' as const,
+      description: 'The fields that were wrong, when the problem is about fields',
+      items: {
+        type: 'object' as const,
+        required: ['field', 'message'],
+        properties: {
+          field: { type: 'string' as const, description: 'e.g. `body.bets.0.amount`' },
+          message: { type: 'string' as const },
+        },
+      },
+    },
+  },
+};
+
 const TITLES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_ERROR: 'The request is not valid',
   UNAUTHENTICATED: 'Authentication is required',
@@ -40,18 +83,27 @@ const TRANSPORT_CODES: Partial<Record<number, ErrorCode>> = {
   429: 'RATE_LIMITED',
 };
 
-const titleOf = (code: ErrorCode) =>
-  TITLES[code] ??
-  code
-    .toLowerCase()
-    .replace(/_/g, ' ')
-    .replace(/^\w/, (c) => c.toUpperCase());
+/** The problem's `title`: the same short summary for every occurrence of a code. */
+export function problemTitleOf(code: ErrorCode): string {
+  return (
+    TITLES[code] ??
+    code
+      .toLowerCase()
+      .replace(/_/g, ' ')
+      .replace(/^\w/, (c) => c.toUpperCase())
+  );
+}
+
+/** The problem's `type`: a URI per code. */
+export function problemTypeOf(code: ErrorCode): string {
+  return `https://croupier.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`;
+}
 
 /** Maps anything thrown by a route to a problem: known errors keep their code and message. */
 export function problemOf(error: unknown, request: FastifyRequest): Problem {
   const base = (code: ErrorCode, detail: string, errors?: Problem['errors']): Problem => ({
-    type: `https://croupier.dev/problems/${code.toLowerCase().replace(/_/g, '-')}`,
-    title: titleOf(code),
+    type: problemTypeOf(code),
+    title: problemTitleOf(code),
     status: ERROR_STATUS[code],
     code,
     detail,

@@ -64,7 +64,8 @@ export async function buildApp(
   app.get(
     '/v1/players/:playerId/history',
     {
-      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      // An unknown player has no history yet: an empty list, not a 404.
+      config: { roles: ['player', 'supervisor', 'operator', 'regulator'], problems: [] },
       schema: {
         tags: ['players'],
         summary: "A player's last rounds: cards, result, stakes, payouts, balance before and after",
