@@ -10,13 +10,15 @@ import { walletRoutes } from './http/routes.js';
 
 /**
  * The wallet service alone: balances and movements, the wallet port for round services, and
- * Croupier's own wallet system consuming settlement messages from BullMQ (REDIS_URL).
+ * Croupier's own wallet system consuming settlement messages from BullMQ (REDIS_URL), unless
+ * WALLET_CONSUMER_CONCURRENCY is 0: then another wallet system is the queue's consumer of record.
  */
 await runProcess('wallet', async (logger) => {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
-      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+      // 0: this process takes no settlement messages (an operator's wallet system does).
+      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
     },
     process.env,
   );
@@ -29,11 +31,16 @@ await runProcess('wallet', async (logger) => {
   });
   const ledger = hub.register(new CommissionLedger());
   await hub.start();
+  const consuming = config.WALLET_CONSUMER_CONCURRENCY > 0;
   const bus =
-    config.REDIS_URL === undefined
+    config.REDIS_URL === undefined || !consuming
       ? null
       : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
-  if (bus === null)
+  if (!consuming)
+    logger.info(
+      'WALLET_CONSUMER_CONCURRENCY=0: this wallet service leaves the settlement messages to another wallet system',
+    );
+  else if (bus === null)
     logger.warn(
       'no REDIS_URL: this wallet service receives no settlement messages (run the gateway for one process)',
     );
