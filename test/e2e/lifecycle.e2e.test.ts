@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
-import { checkMoney, settledEverywhere } from '../support/invariants.js';
+import { allEvents, checkMoney, settledEverywhere } from '../support/invariants.js';
+import { betAndHangUpUnanswered, betThenHangUp } from '../support/player-connection.js';
 import {
   balanceOf,
   expectStatus,
@@ -12,16 +14,96 @@ import {
   type RoundView,
 } from '../support/play.js';
 
+/** What the store holds about a bet placed and settled: each of these once, nothing else. */
+const SETTLED_BET = ['BetPlaced', 'PayoutCredited', 'RoundSettled', 'StakeDebited'];
+/** The players who hang up bet at a table of their own, apart from the other tests' rounds. */
+const HANG_UP_TABLE = 'hang-up-e2e';
+
 describe('round lifecycle on PostgreSQL', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({ store: 'postgres' });
     await openTable(harness.api, 'generic-e2e', 'generic');
+    await openTable(harness.api, HANG_UP_TABLE, 'generic');
     await fund(harness.api, ['pia', 'quin'], 100_000);
   });
   afterAll(async () => {
     await harness.close();
   });
+
+  /** The types of the events that name a bet, sorted. */
+  async function trailOf(betId: string): Promise<string[]> {
+    return (await allEvents(harness.store))
+      .filter((event) => JSON.stringify(event.data).includes(betId))
+      .map((event) => event.type)
+      .sort();
+  }
+
+  /** The bet's trail once its wallet has been paid (the payout travels the settlement bus). */
+  function settledTrail(betId: string): Promise<string[]> {
+    return vi.waitFor(
+      async () => {
+        const trail = await trailOf(betId);
+        expect(trail).toContain('PayoutCredited');
+        return trail;
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+  }
+
+  /** One process: waits until its server holds no connection, so it saw the player hang up. */
+  async function serverSawHangUp(): Promise<void> {
+    if (DEPLOYMENT !== 'single') return; // the services' servers are other processes
+    const { server } = harness.app;
+    await vi.waitFor(
+      async () => {
+        const open = await new Promise<number>((resolve, reject) => {
+          server.getConnections((error, count) => {
+            if (error) reject(error);
+            else resolve(count);
+          });
+        });
+        expect(open).toBe(0);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+  }
+
+  /** The dealer closes betting and deals; resolves with the settled round. */
+  async function dealToTheEnd(roundId: string): Promise<RoundView> {
+    const { api } = harness;
+    expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`), 200);
+    expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/deal`), 200);
+    return settled(api, roundId);
+  }
+
+  /** The player comes back, on a new connection, and finds the round and the bet settled. */
+  async function expectInHistoryOnReturn(playerId: string, roundId: string, betId: string) {
+    const { api } = harness;
+    const round = expectStatus(
+      await api.as('player', playerId).get<RoundView>(`/v1/rounds/${roundId}`),
+      200,
+    );
+    expect(round.bets).toContainEqual(expect.objectContaining({ betId, playerId }));
+    // Game history is served by the gateway's read side, not by the services themselves.
+    if (DEPLOYMENT === 'single') {
+      const history = await vi.waitFor(
+        async () => {
+          const rounds = expectStatus(
+            await api
+              .as('player', playerId)
+              .get<{ roundId: string; status: string }[]>(`/v1/players/${playerId}/history`),
+            200,
+          );
+          const entry = rounds.find((played) => played.roundId === roundId);
+          expect(entry).toBeDefined();
+          return entry;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(history).toMatchObject({ roundId, status: 'complete' });
+    }
+  }
 
   it('pauses and resumes: the paused round takes no bets and deals no cards, then goes on', async () => {
     const { api } = harness;
@@ -97,26 +179,60 @@ describe('round lifecycle on PostgreSQL', () => {
 
   it('settles a player who disconnects after betting, as if they had stayed', async () => {
     const { api } = harness;
-    const round = await openRound(api, 'generic-e2e');
-    expectStatus(
-      await placeBets(api, round.roundId, 'pia', [{ type: 'banker', amount: 1_000 }]),
-      201,
+    const round = await openRound(api, HANG_UP_TABLE);
+    const betId = randomUUID();
+    const status = await betThenHangUp({
+      origin: await harness.origin(`/v1/rounds/${round.roundId}/bets`),
+      roundId: round.roundId,
+      token: await api.token('player', 'pia'),
+      bets: [{ type: 'banker', amount: 1_000, betId }],
+    });
+    expect(status).toBe(201);
+    await serverSawHangUp();
+    // pia's connection is gone and she sends nothing more. The round goes on without her.
+    const done = await dealToTheEnd(round.roundId);
+    expect(done.settlement?.lines).toContainEqual(
+      expect.objectContaining({ betId, playerId: 'pia', stake: 1_000 }),
     );
-    // pia sends nothing more: no request, no session. The round goes on without her.
-    expectStatus(await api.as('dealer').post(`/v1/rounds/${round.roundId}/close-betting`), 200);
-    expectStatus(await api.as('dealer').post(`/v1/rounds/${round.roundId}/deal`), 200);
-    const done = await settled(api, round.roundId);
-    expect(done.settlement?.lines[0]).toMatchObject({ playerId: 'pia', stake: 1_000 });
-    await settledEverywhere(harness.store);
-    // Game history is served by the gateway's read side, not by the services themselves.
-    if (DEPLOYMENT === 'single') {
-      const history = expectStatus(
-        await api
-          .as('player', 'pia')
-          .get<{ roundId: string; status: string }[]>('/v1/players/pia/history'),
-        200,
+    expect(await settledTrail(betId)).toEqual(SETTLED_BET);
+    await expectInHistoryOnReturn('pia', round.roundId, betId);
+  });
+
+  it('a player whose connection drops before the answer: the bet is settled, or was never debited', async () => {
+    const { api } = harness;
+    const round = await openRound(api, HANG_UP_TABLE);
+    const betId = randomUUID();
+    await betAndHangUpUnanswered({
+      origin: await harness.origin(`/v1/rounds/${round.roundId}/bets`),
+      roundId: round.roundId,
+      token: await api.token('player', 'pia'),
+      bets: [{ type: 'player', amount: 800, betId }],
+    });
+    await serverSawHangUp();
+    // The request reached the server whole; whether it was handled is the server's business. It
+    // is given time to be, before betting closes (no one asks on pia's behalf).
+    const placed = await vi
+      .waitFor(
+        async () => {
+          expect(await trailOf(betId)).toContain('BetPlaced');
+        },
+        {
+          timeout: 5_000,
+          interval: 50,
+        },
+      )
+      .then(
+        () => true,
+        () => false,
       );
-      expect(history[0]).toMatchObject({ roundId: round.roundId, status: 'complete' });
+    await dealToTheEnd(round.roundId);
+    if (placed) {
+      expect(await settledTrail(betId)).toEqual(SETTLED_BET);
+      await expectInHistoryOnReturn('pia', round.roundId, betId);
+    } else {
+      // Never handled: then nothing at all was recorded about it, no debit waiting for a refund.
+      await settledEverywhere(harness.store);
+      expect(await trailOf(betId)).toEqual([]);
     }
   });
 
@@ -161,14 +277,23 @@ describe('round lifecycle on PostgreSQL', () => {
       ['banker', 800],
       ['tie', 200],
     ]);
-    // The same rebet again changes nothing: its bet ids derive from the bets it repeats.
-    const again = expectStatus(
-      await api
-        .as('player', 'quin')
-        .post<RoundView>(`/v1/rounds/${second.roundId}/rebet`, { multiplier: 2 }),
-      201,
+    // The same rebet again is a double submit: its bet ids derive from the bets it repeats, so
+    // it is refused and the first stands; a single rebet after the double one names the same bets.
+    const before = await balanceOf(api, 'quin');
+    const again = await api
+      .as('player', 'quin')
+      .post<RoundView>(`/v1/rounds/${second.roundId}/rebet`, { multiplier: 2 });
+    expect(again.body).toMatchObject({ code: 'DUPLICATE_BET', status: 409 });
+    const single = await api
+      .as('player', 'quin')
+      .post<RoundView>(`/v1/rounds/${second.roundId}/rebet`, { multiplier: 1 });
+    expect(single.body).toMatchObject({ code: 'ID_CONFLICT', status: 409 });
+    expect(await balanceOf(api, 'quin')).toBe(before);
+    const now = expectStatus(
+      await api.as('player', 'quin').get<RoundView>(`/v1/rounds/${second.roundId}`),
+      200,
     );
-    expect(again.bets).toHaveLength(2);
+    expect(now.bets).toEqual(rebet.bets);
     expect(
       (await api.as('player', 'nobody').post(`/v1/rounds/${second.roundId}/rebet`, {})).body,
     ).toMatchObject({ code: 'NO_PREVIOUS_BETS' });
