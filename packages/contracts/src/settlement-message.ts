@@ -34,10 +34,14 @@ export const settlementMessageSchema = z
     tableId: tableIdSchema.describe('The table the round was played at.'),
     shoeId: shoeIdSchema.describe('The shoe the round was dealt from: <tableId>.<shoe number>.'),
     playerId: playerIdSchema.describe('The player whose bet this is.'),
-    betId: uuidSchema.describe('The bet: one message per bet, whatever happens to it.'),
+    betId: uuidSchema.describe(
+      'The bet. Its stake is closed by exactly one settlement or refund message; each later resettlement of its round (voided or corrected after settlement) adds one adjustment message for it.',
+    ),
     betType: betTypeSchema
       .nullable()
-      .describe("The bet's type; null on a refund, which returns the stake whatever the bet."),
+      .describe(
+        "The bet's type; null on a refund, which returns the stake whatever the bet, and on an adjustment (the bet's settlement message names it).",
+      ),
     bankerMode: bankerModeSchema
       .nullable()
       .describe('Banker bets: commission or no_commission; null otherwise.'),
@@ -85,7 +89,7 @@ export const settlementMessageSchema = z
       .enum(['voided', 'cleared', 'corrected'])
       .nullable()
       .describe(
-        'Why a stake was refunded (refunds only): the round was voided, or the player cleared the bet.',
+        'Why, on refunds and adjustments (null on settlements). A refund: the round was voided, or the player cleared the bet. An adjustment: the settled round was voided, or its result corrected.',
       ),
     settlementId: uuidSchema.describe(
       'The settlement record (RoundSettled.settlementId) or refund record (BetsRefunded.refundId).',
