@@ -30,6 +30,11 @@ export interface Harness {
   readonly config: GatewayConfig;
   /** Signs tokens the deployment accepts. */
   readonly tokens: TokenAuthority;
+  /**
+   * Where a client with a connection of its own reaches `path` (http://host:port): the app
+   * listening on a port of its own (one process), or the service serving it (distributed).
+   */
+  origin(path: string): Promise<string>;
   /** Stops the system (not the store): a process ending. Start another on the same store. */
   restart(): Promise<void>;
   close(): Promise<void>;
@@ -83,6 +88,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   });
   await system.start();
   let app = await buildApp(system);
+  // The app listens only once a test asks for a real connection; inject needs no port.
+  let listening: Promise<string> | null = null;
   const harness: Harness = {
     get system() {
       return system;
@@ -97,8 +104,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     tokens: system.tokens,
     store,
     config,
+    origin() {
+      listening ??= app.listen({ host: '127.0.0.1', port: 0 });
+      return listening;
+    },
     async restart() {
       await app.close();
+      listening = null;
       await system.stop();
       system = await System.create({
         config,
@@ -168,6 +180,7 @@ async function startDistributedHarness(): Promise<Harness> {
     },
     api: new ApiClient(httpTransport(route), tokens),
     tokens,
+    origin: (path) => Promise.resolve(route(path)),
     store,
     get config() {
       return unavailable();
