@@ -1,5 +1,6 @@
 import { analyzeCommand } from './commands/analyze.js';
 import { auditCommand } from './commands/audit.js';
+import { busCommand } from './commands/bus.js';
 import { exportCommand } from './commands/export-shoe.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { reconcileCommand } from './commands/reconcile.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   exportCommand,
   verifyCommand,
   rebuildCommand,
+  busCommand,
 ];
 
 function help(): string {

@@ -98,6 +98,21 @@ export function tokenSecret(env: NodeJS.ProcessEnv): string {
   return parsed.data.JWT_SECRET ?? developmentSecrets(parsed.data.DATA_DIR).JWT_SECRET;
 }
 
+/**
+ * Where the BullMQ settlement bus is, read as every process reads it (REDIS_URL, REDIS_PREFIX),
+ * and nothing else: for tools that act on the queue without running a service. REDIS_URL is
+ * required here (without it there is no queue to act on).
+ */
+export function busSettings(env: NodeJS.ProcessEnv): { REDIS_URL: string; REDIS_PREFIX: string } {
+  const { REDIS_URL, REDIS_PREFIX } = baseEnvironmentShape;
+  const parsed = z.object({ REDIS_URL, REDIS_PREFIX }).safeParse(env);
+  const issues = issuesOf(parsed);
+  if (env.REDIS_URL === undefined)
+    issues.push('REDIS_URL: is required: the Redis of the BullMQ settlement bus');
+  if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
+  return { REDIS_URL: parsed.data.REDIS_URL!, REDIS_PREFIX: parsed.data.REDIS_PREFIX };
+}
+
 function issuesOf(parsed: z.ZodSafeParseResult<unknown>): string[] {
   return parsed.success
     ? []

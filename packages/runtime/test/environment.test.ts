@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ConfigError, parseEnvironment } from '../src/index.js';
+import { busSettings, ConfigError, parseEnvironment } from '../src/index.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'croupier-env-'));
 afterAll(() => {
@@ -78,6 +78,26 @@ describe('process configuration from the environment', () => {
       expect(() => esdb(url)).toThrow(
         /EVENTSTORE_URL: must be an esdb:\/\/ or esdb\+discover:\/\/ connection string/,
       );
+    }
+  });
+
+  it('reads where the settlement bus is, REDIS_URL required, and nothing else', () => {
+    expect(busSettings({ REDIS_URL: 'redis://10.0.0.1:6379', EVENTSTORE: 'postgres' })).toEqual({
+      REDIS_URL: 'redis://10.0.0.1:6379',
+      REDIS_PREFIX: 'croupier',
+    });
+    expect(
+      busSettings({ REDIS_URL: 'redis://r:6379', REDIS_PREFIX: 'casino-b' }).REDIS_PREFIX,
+    ).toBe('casino-b');
+    expect(() => busSettings({})).toThrow(/REDIS_URL: is required/);
+    expect(() => busSettings({ REDIS_URL: 'not a url', REDIS_PREFIX: '' })).toThrow(ConfigError);
+    try {
+      busSettings({ REDIS_URL: 'not a url', REDIS_PREFIX: '' });
+    } catch (error) {
+      expect((error as ConfigError).issues.map((issue) => issue.split(':')[0])).toEqual([
+        'REDIS_URL',
+        'REDIS_PREFIX',
+      ]);
     }
   });
 });
