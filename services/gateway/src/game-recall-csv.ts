@@ -4,6 +4,8 @@ import type { HistoryRecord } from './player-history.js';
  * Game recall as CSV (GLI-19 records): one row per game cycle with its date and time, table,
  * cards, result, stakes, payouts, commission, balance before and after, status, game-cycle id
  * (the round id) and paytable id. Amounts are integer minor units of the table's currency.
+ * A round changed after settlement (voided, its result corrected) shows its final figures in
+ * the main columns and its first settlement in the `original_*` ones (docs/audit.md).
  */
 export const GAME_RECALL_COLUMNS = [
   'game_cycle_id',
@@ -26,6 +28,17 @@ export const GAME_RECALL_COLUMNS = [
   'balance_before',
   'balance_after',
   'bets',
+  // Disputes after settlement (appended, so the columns above keep their places).
+  'adjusted',
+  'original_player_cards',
+  'original_banker_cards',
+  'original_result',
+  'original_payouts',
+  'original_commission',
+  'original_balance_after',
+  'adjustment',
+  'adjusted_at',
+  'corrections',
 ] as const;
 
 /** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break. */
@@ -39,11 +52,25 @@ export function csvField(value: string | number | null): string {
 
 function betsOf(record: HistoryRecord): string {
   return record.bets
-    .map(
-      (bet) =>
-        `${bet.type} ${bet.amount}: ${bet.result ?? 'open'}${bet.payout === null ? '' : ` ${bet.payout}`}`,
-    )
+    .map((bet) => {
+      const paid = `${bet.result ?? 'open'}${bet.payout === null ? '' : ` ${bet.payout}`}`;
+      const was =
+        bet.original === null ? '' : ` (was ${bet.original.result} ${bet.original.payout})`;
+      return `${bet.type} ${bet.amount}: ${paid}${was}`;
+    })
     .join('; ');
+}
+
+function correctionsOf(record: HistoryRecord): string {
+  return record.corrections
+    .map((c) => `${c.shoePosition}: ${c.previous} -> ${c.card} (${c.reason})`)
+    .join('; ');
+}
+
+/** When the wallet last applied an adjustment of the round, if it has. */
+function adjustedAt(record: HistoryRecord): string | null {
+  const times = record.adjustments.flatMap((a) => (a.at === null ? [] : [a.at]));
+  return times.length === 0 ? null : times.reduce((last, at) => (at > last ? at : last));
 }
 
 /** The player's game records as CSV text, header first, oldest record last as given. */
@@ -69,6 +96,16 @@ export function gameRecallCsv(records: readonly HistoryRecord[]): string {
     record.balanceBefore,
     record.balanceAfter,
     betsOf(record),
+    String(record.adjusted),
+    record.original?.result?.player.cards.join(' ') ?? null,
+    record.original?.result?.banker.cards.join(' ') ?? null,
+    record.original?.result?.winner ?? null,
+    record.original?.payout ?? null,
+    record.original?.commission ?? null,
+    record.original?.balanceAfter ?? null,
+    record.adjusted ? record.adjustments.reduce((sum, a) => sum + a.delta, 0) : null,
+    adjustedAt(record),
+    correctionsOf(record),
   ]);
   return [GAME_RECALL_COLUMNS, ...rows]
     .map((row) => row.map((value) => csvField(value)).join(','))
