@@ -1,9 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createEventStore } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
@@ -74,10 +76,65 @@ describe('the gateway process', () => {
     const docs = await fetch(`${base}/docs/json`);
     expect(((await docs.json()) as { openapi: string }).openapi).toMatch(/^3\./);
 
+    // Bets in flight when SIGTERM arrives are finished, not cut between debit and BetPlaced.
+    const as = async (role: 'operator' | 'dealer' | 'player', id: string) => ({
+      authorization: `Bearer ${await new TokenAuthority(SECRET).issue({ id, role })}`,
+      'content-type': 'application/json',
+    });
+    const post = async (headers: Record<string, string>, path: string, body: unknown = {}) =>
+      fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const operator = await as('operator', 'op');
+    expect(
+      (await post(operator, '/v1/tables', { tableId: 'drain', preset: 'generic' })).status,
+    ).toBe(201);
+    const deposit = { amount: 1_000_000, currency: 'EUR', reference: 'drain-fund' };
+    expect((await post(operator, '/v1/wallets/pia/deposits', deposit)).status).toBe(201);
+    const opened = await post(await as('dealer', 'dan'), '/v1/tables/drain/rounds');
+    const { roundId } = (await opened.json()) as { roundId: string };
+    const player = await as('player', 'pia');
+    const betIds = Array.from({ length: 40 }, () => randomUUID());
+    const bets = betIds.map((betId) =>
+      post(player, `/v1/rounds/${roundId}/bets`, {
+        bets: [{ type: 'player', amount: 100, betId }],
+      }).then(
+        (response) => response.status,
+        // A connection with no request started yet is closed as idle: the client retries.
+        () => 'reset',
+      ),
+    );
+    await Promise.race(bets);
+
     const exited = new Promise<number | null>((resolve) => child!.on('exit', resolve));
     child.kill('SIGTERM');
+    const answers = await Promise.all(bets);
     expect(await exited).toBe(0);
     expect(output).toMatch(/Croupier is dealing/);
     expect(output).toMatch(/shutting down/);
+
+    const store = await createEventStore({ kind: 'pglite', dataDir: join(dataDir, 'eventstore') });
+    try {
+      const ids = async (stream: string, type: string) =>
+        new Set(
+          (await store.readStream(stream))
+            .filter((event) => event.type === type)
+            .map((event) => (event.data as { betId: string }).betId),
+        );
+      const debited = await ids('wallet-pia', 'StakeDebited');
+      const refunded = await ids('wallet-pia', 'StakeRefunded');
+      const placed = await ids(`round-${roundId}`, 'BetPlaced');
+      expect(debited.size).toBeGreaterThan(0);
+      for (const betId of debited)
+        expect(placed.has(betId) || refunded.has(betId), betId).toBe(true);
+      answers.forEach((answer, index) => {
+        // Placed and answered, or refused as the service closed (a 503 problem), or not begun.
+        expect([201, 503, 'reset']).toContain(answer);
+        if (answer === 201) expect(placed.has(betIds[index]!)).toBe(true);
+        if (answer === 201 || placed.has(betIds[index]!))
+          expect(debited.has(betIds[index]!)).toBe(true);
+      });
+      expect(answers).toContain(201);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -216,8 +216,9 @@ const descriptions = {
     example: 'an unexpected error occurred; it has been logged with the correlation id',
   },
   UNAVAILABLE: {
-    meaning: 'A dependency is unavailable. Reserved: no operation answers it today.',
-    example: 'the event store is unavailable',
+    meaning:
+      'The service is shutting down (a request that arrived after SIGTERM, answered with Retry-After and Connection: close); nothing was done, retry it.',
+    example: 'this service is shutting down: retry',
   },
 };
 

@@ -97,6 +97,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       return typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
     },
     logController: new LogController({ requestIdLogLabel: 'correlationId' }),
+    // While closing, the hook below answers a problem+json 503 instead of fastify's plain one.
+    return503OnClosing: false,
     // URLs the router cannot even read (bad percent-encoding, a path parameter over 100
     // characters) never reach the hooks or the error handler: answer them as problems too.
     frameworkErrors: (error, request, reply) => {
@@ -156,8 +158,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Authentication runs first but only records a refusal: the rate limiter (a route hook, so it
   // runs next) then keys the request by its principal, or by IP when there is none, so floods
   // of bad tokens are limited too. The refusal is enforced before the body is even parsed.
+  // Closing (SIGTERM): commands already running finish; a request that arrives on a kept-alive
+  // connection now is refused before it starts, so the client can retry it elsewhere or later
+  // (a bet with the same betId, a deposit with the same reference, counts once).
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(CORRELATION_HEADER, request.id);
+    if (closing) {
+      void reply.header('connection', 'close').header('retry-after', '1');
+      const refusal = new DomainError('UNAVAILABLE', 'this service is shutting down: retry');
+      return sendProblem(reply, problemOf(refusal, request));
+    }
     const config = request.routeOptions.config;
     // An unknown route answers 404 to anyone: there is nothing behind it to protect.
     if (

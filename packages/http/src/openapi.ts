@@ -83,6 +83,7 @@ function problemCodesOf(route: RouteOptions, settings: DocumentationSettings): E
     });
   for (const code of handlerCodes) codes.add(code);
   codes.add('INTERNAL_ERROR');
+  codes.add('UNAVAILABLE'); // any request that arrives while the service shuts down
   return CODES.filter((code) => codes.has(code));
 }
 

@@ -1,3 +1,5 @@
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { DomainError } from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -128,5 +130,59 @@ describe('the HTTP app every service builds on', () => {
   it('refuses a token with a role that is not one', async () => {
     await expect(tokens.verify('x.y.z')).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
     expect(() => new TokenAuthority('short')).toThrow(/at least 32/);
+  });
+});
+
+describe('closing', () => {
+  it('finishes a command in flight and refuses what arrives meanwhile with a 503 problem', async () => {
+    const app = await createHttpApp({
+      title: 't',
+      version: '1',
+      tokens,
+      readiness: () => Promise.resolve({ store: true }),
+    });
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    app.post('/v1/slow', { config: { public: true } }, async () => {
+      started();
+      await gate;
+      return { done: true };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    // One kept-alive connection: a command in flight on it, then a second request after the
+    // close began (a connection busy with a request is not cut as idle).
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    const ended = new Promise<void>((resolve) => {
+      socket.on('close', () => {
+        resolve();
+      });
+    });
+    socket.write(
+      'POST /v1/slow HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    await running;
+    const closed = app.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.write('GET /health HTTP/1.1\r\nHost: t\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await closed;
+    await ended;
+    const [first, second] = received.split(/(?=HTTP\/1\.1 )/);
+    expect(first).toMatch(/^HTTP\/1\.1 200 /);
+    expect(first).toContain('{"done":true}');
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toMatch(/content-type: application\/problem\+json/i);
+    expect(second).toMatch(/retry-after: 1/i);
+    expect(second).toContain('"code":"UNAVAILABLE"');
   });
 });
