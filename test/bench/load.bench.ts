@@ -3,9 +3,12 @@ import { randomUUID } from 'node:crypto';
  * Load benchmark (issue 7): the distributed deployment (shoe, wallet, round, two settlement
  * processes on PostgreSQL and Redis) under many tables dealt in parallel, 7 bots each, over
  * HTTP. Steps through table counts to find where it saturates. JSON lines on stdout: settled
- * rounds/s, bet p50/p99, settlement lag p50/p99, events/s, CPU per process.
- * Env: LEVELS (default "10,25,50" tables), STEP_S (default 20), DATABASE_URL / REDIS_URL.
+ * rounds/s, bet p50/p99, settlement lag p50/p99 (and the rounds not credited in time), events/s,
+ * CPU per process: each service, the driver, PostgreSQL, the bench's Redis, the whole machine.
+ * Env: LEVELS (default "10,25,50" tables), STEP_S (default 20), DRAIN_MAX_S (default 60: how
+ * long to wait after dealing stops for every completed round to be credited), DATABASE_URL.
  */
+import { execFileSync } from 'node:child_process';
 import { readFileSync, mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +19,7 @@ import { Remote } from '../support/remote.js';
 
 const LEVELS = (process.env.LEVELS ?? '10,25,50').split(',').map(Number);
 const STEP_MS = Number(process.env.STEP_S ?? 20) * 1000;
+const DRAIN_MAX_MS = Number(process.env.DRAIN_MAX_S ?? 60) * 1000;
 const BOTS = 7;
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 
@@ -28,9 +32,47 @@ const percentile = (values: number[], p: number) => {
 };
 const cpuSeconds = (pid: number | null) => {
   if (pid === null) return 0;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime + stime
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime + stime
+  } catch {
+    return 0; // exited meanwhile
+  }
 };
+/** Process ids `pgrep` finds (none: an empty list). */
+const pgrep = (...args: string[]): number[] => {
+  try {
+    return execFileSync('pgrep', args, { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+};
+/** CPU seconds of each process of a group, by pid, at one moment. */
+const groupCpu = (pids: readonly number[]) => new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
+/**
+ * Cores a group of processes used between two samples. A process that started in between counts
+ * from zero (all its CPU is in the interval); one that ended in between is missed (PostgreSQL
+ * backends of pools closing: rare during a step).
+ */
+const groupCores = (before: Map<number, number>, after: Map<number, number>, seconds: number) =>
+  Number(
+    (
+      [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0) / seconds
+    ).toFixed(2),
+  );
+/** Busy (non-idle) CPU seconds of the whole machine, all cores, from /proc/stat. */
+const machineBusySeconds = () => {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
+  // user nice system idle iowait irq softirq steal (guest time is already in user and nice)
+  const ticks = fields.slice(0, 8).map(Number);
+  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+  return (ticks.reduce((sum, t) => sum + t, 0) - idle) / CLOCK_TICKS;
+};
+/** Every PostgreSQL server process (postmaster, background workers, every backend). */
+const postgresPids = () => pgrep('-x', 'postgres');
 const emit = (record: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`);
 
@@ -54,6 +96,10 @@ const operator = { role: 'operator', sub: 'load-operator' } as const;
 const dealer = { role: 'dealer', sub: 'load-dealer' } as const;
 const round = cluster.url('round');
 const wallet = cluster.url('wallet');
+// The bench's own redis-server: its command line names its port.
+const redisPids = () => pgrep('-f', `^redis-server 127\\.0\\.0\\.1:${redis.port}( |$)`);
+if (redisPids().length !== 1)
+  throw new Error(`cannot find the bench's redis-server (${redis.url})`);
 
 let tablesOpened = 0;
 async function openTables(count: number) {
@@ -75,6 +121,9 @@ for (const tables of LEVELS) {
   const betLatencies: number[] = [];
   let errors = 0;
   const cpuBefore = new Map(cluster.processes.map((p) => [p.id, cpuSeconds(p.pid)]));
+  const postgresBefore = groupCpu(postgresPids());
+  const redisBefore = groupCpu(redisPids());
+  const machineBefore = machineBusySeconds();
   const driverCpuBefore = process.cpuUsage();
   const fromPosition = (await store.readAll({ limit: 1_000_000_000 })).at(-1)?.position;
   const started = Date.now();
@@ -125,32 +174,69 @@ for (const tables of LEVELS) {
     }),
   );
   const seconds = (Date.now() - started) / 1000;
-  await new Promise((resolve) => setTimeout(resolve, 3_000)); // let settlement drain
-  const events = await store.readAll({
-    ...(fromPosition === undefined ? {} : { after: fromPosition }),
-    limit: 10_000_000,
-  });
-  const completedAt = new Map<string, number>();
-  const creditedAt = new Map<string, number>();
-  let settled = 0;
-  for (const event of events) {
-    const roundId = (event.data as { roundId?: string }).roundId;
-    if (roundId === undefined) continue;
-    if (event.type === 'RoundCompleted') completedAt.set(roundId, event.recordedAt.getTime());
-    if (event.type === 'RoundSettled') settled++;
-    if (event.type === 'PayoutCredited')
-      creditedAt.set(roundId, Math.max(creditedAt.get(roundId) ?? 0, event.recordedAt.getTime()));
-  }
-  const lags = [...creditedAt]
-    .filter(([id]) => completedAt.has(id))
-    .map(([id, at]) => at - completedAt.get(id)!);
+  // CPU over the dealing step alone, before the drain below.
   const cpu = Object.fromEntries(
     cluster.processes.map((p) => [
       p.id,
       Number(((cpuSeconds(p.pid) - (cpuBefore.get(p.id) ?? 0)) / seconds).toFixed(2)),
     ]),
   );
+  const postgresCores = groupCores(postgresBefore, groupCpu(postgresPids()), seconds);
+  const redisCores = groupCores(redisBefore, groupCpu(redisPids()), seconds);
+  const machineCores = Number(((machineBusySeconds() - machineBefore) / seconds).toFixed(2));
   const driver = process.cpuUsage(driverCpuBefore);
+
+  // Settlement lag: RoundCompleted to the last PayoutCredited of the round, once every line of
+  // its settlement is credited. Rounds still being settled when dealing stops are waited for
+  // (up to DRAIN_MAX_S), so the slowest are not left out of the percentiles; those not credited
+  // even then are counted and reported, never silently dropped.
+  const completedAt = new Map<string, number>();
+  const linesOf = new Map<string, number>();
+  const credits = new Map<string, { count: number; last: number }>();
+  let settled = 0;
+  let eventCount = 0;
+  let cursor = fromPosition;
+  const uncredited = () =>
+    [...completedAt.keys()].filter((id) => {
+      const lines = linesOf.get(id);
+      return lines === undefined || (credits.get(id)?.count ?? 0) < lines;
+    });
+  const drainStarted = Date.now();
+  for (;;) {
+    for (;;) {
+      const page = await store.readAll({
+        ...(cursor === undefined ? {} : { after: cursor }),
+        limit: 10_000,
+      });
+      for (const event of page) {
+        eventCount++;
+        const data = event.data as { roundId?: string; lines?: unknown[] };
+        const roundId = data.roundId;
+        if (roundId === undefined) continue;
+        if (event.type === 'RoundCompleted') completedAt.set(roundId, event.recordedAt.getTime());
+        if (event.type === 'RoundSettled') {
+          settled++;
+          linesOf.set(roundId, data.lines?.length ?? 0);
+        }
+        if (event.type === 'PayoutCredited') {
+          const seen = credits.get(roundId) ?? { count: 0, last: 0 };
+          credits.set(roundId, {
+            count: seen.count + 1,
+            last: Math.max(seen.last, event.recordedAt.getTime()),
+          });
+        }
+      }
+      if (page.length > 0) cursor = page.at(-1)!.position;
+      if (page.length < 10_000) break;
+    }
+    if (uncredited().length === 0 || Date.now() - drainStarted > DRAIN_MAX_MS) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const drainSeconds = (Date.now() - drainStarted) / 1000;
+  const notCredited = uncredited();
+  const lags = [...completedAt]
+    .filter(([id]) => !notCredited.includes(id) && (linesOf.get(id) ?? 0) > 0)
+    .map(([id, at]) => credits.get(id)!.last - at);
   emit({
     bench: 'load',
     deployment:
@@ -163,13 +249,19 @@ for (const tables of LEVELS) {
     betsPerSecond: Number((betLatencies.length / seconds).toFixed(1)),
     betLatencyMs: { p50: percentile(betLatencies, 50), p99: percentile(betLatencies, 99) },
     settlementLagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) },
-    eventsPerSecond: Number((events.length / seconds).toFixed(1)),
+    roundsCompleted: completedAt.size,
+    roundsNotCreditedInTime: notCredited.length,
+    drainSeconds: Number(drainSeconds.toFixed(1)),
+    eventsPerSecond: Number((eventCount / seconds).toFixed(1)),
     errors,
     cpuCoresPerProcess: {
       ...cpu,
       driver: Number(((driver.user + driver.system) / 1e6 / seconds).toFixed(2)),
+      // Every PostgreSQL server process: the server is shared, so other work on it counts too.
+      postgres: postgresCores,
+      redis: redisCores,
     },
-    machine: { cpu: cpus()[0]?.model, cores: cpus().length },
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, busyCores: machineCores },
   });
 }
 await cluster.stop();
