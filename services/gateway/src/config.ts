@@ -28,8 +28,8 @@ const gatewayShape = {
   BETTING_WINDOW_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   /**
    * A stake debited for a bet no round recorded is refunded once its round takes no more bets
-   * and this process has known of the debit this long: counted from when the process first read
-   * the debit, so a restart starts the count again (services/round orphan-sweep.ts).
+   * and this long has passed since the store recorded the debit: the same in every process and
+   * across restarts (services/round orphan-sweep.ts).
    */
   ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 };

@@ -8,8 +8,8 @@ interface PendingDebit {
   readonly playerId: string;
   readonly roundId: string;
   readonly amount: number;
-  /** When this process first saw the debit. */
-  readonly seenAt: number;
+  /** When the store recorded the debit (ms since the epoch): the same in every process. */
+  readonly debitedAt: number;
 }
 
 /**
@@ -28,7 +28,10 @@ export class PendingDebits implements Projection {
         const debit = walletEventSchema.parse({ type: event.type, data: event.data });
         if (debit.type !== 'StakeDebited') return;
         const { betId, playerId, roundId, amount } = debit.data;
-        this.pending.set(betId, { playerId, roundId, amount, seenAt: this.clock() });
+        // The store's time, not this process's first sight of it: a restart (or a replica)
+        // does not start the grace period over.
+        const debitedAt = event.recordedAt.getTime();
+        this.pending.set(betId, { playerId, roundId, amount, debitedAt });
         return;
       }
       case 'BetPlaced':
@@ -48,7 +51,7 @@ export class PendingDebits implements Projection {
   /** Debits pending for longer than `graceMs`. */
   stale(graceMs: number): [string, PendingDebit][] {
     const now = this.clock();
-    return [...this.pending].filter(([, debit]) => now - debit.seenAt >= graceMs);
+    return [...this.pending].filter(([, debit]) => now - debit.debitedAt >= graceMs);
   }
 
   get size(): number {
