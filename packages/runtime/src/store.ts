@@ -10,18 +10,31 @@ export interface StoreSettings {
   readonly DATABASE_APPLICATION_NAME?: string | undefined;
 }
 
-/** Opens the event store the settings name (PGlite under DATA_DIR/eventstore by default). */
-export function openStore(
-  settings: StoreSettings,
-  applicationName = 'croupier',
-): Promise<EventStore> {
+/**
+ * The PostgreSQL application_name of a process's connections: the deployment's prefix
+ * (DATABASE_APPLICATION_NAME), a dash and the process (`croupier-round`), so pg_stat_activity
+ * tells one deployment's processes apart and an operator can find or cut them by prefix.
+ */
+export function connectionApplicationName(
+  settings: Pick<StoreSettings, 'DATABASE_APPLICATION_NAME'>,
+  processName: string,
+): string {
+  return `${settings.DATABASE_APPLICATION_NAME ?? 'croupier'}-${processName}`;
+}
+
+/**
+ * Opens the event store the settings name (PGlite under DATA_DIR/eventstore by default). On
+ * PostgreSQL every connection of it (the pool, each subscription's) is named
+ * `connectionApplicationName(settings, processName)`; subscriptions add `:subscription`.
+ */
+export function openStore(settings: StoreSettings, processName: string): Promise<EventStore> {
   switch (settings.EVENTSTORE) {
     case 'postgres':
       return createEventStore({
         kind: 'postgres',
         connectionString: settings.DATABASE_URL!,
         schema: settings.DATABASE_SCHEMA,
-        applicationName,
+        applicationName: connectionApplicationName(settings, processName),
       });
     case 'esdb':
       return createEventStore({ kind: 'esdb', connectionString: settings.EVENTSTORE_URL! });

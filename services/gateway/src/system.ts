@@ -39,9 +39,12 @@ export interface SystemOptions {
   readonly sweepIntervalMs?: number;
 }
 
-/** Opens the event store the configuration names (PGlite under DATA_DIR by default). */
-export function openStore(config: GatewayConfig): Promise<EventStore> {
-  return openConfiguredStore(config, 'gateway');
+/**
+ * Opens the event store the configuration names (PGlite under DATA_DIR by default); on
+ * PostgreSQL its connections are named `<DATABASE_APPLICATION_NAME>-<processName>`.
+ */
+export function openStore(config: GatewayConfig, processName = 'gateway'): Promise<EventStore> {
+  return openConfiguredStore(config, processName);
 }
 
 /**

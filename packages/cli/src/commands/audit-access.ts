@@ -71,7 +71,7 @@ export async function openConfiguredStore(config: GatewayConfig): Promise<EventS
     }
   }
   try {
-    return await openStore(config);
+    return await openStore(config, 'cli');
   } catch (error) {
     throw new StoreUnavailableError(
       `cannot open the ${config.EVENTSTORE} event store: ${error instanceof Error ? error.message : String(error)}`,
