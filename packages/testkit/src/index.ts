@@ -11,6 +11,7 @@ export {
   type IsolatedPostgres,
   type PostgresServer,
 } from './postgres.js';
+export { isolatedDatabase, type IsolatedDatabase, type PostgresOutage } from './postgres-outage.js';
 export {
   deleteByPrefix,
   discoverRedis,

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { probeRedis } from './redis.js';
 
 /** A redis-server process a test owns: it may stop, kill and restart it without disturbing others. */
@@ -16,6 +17,13 @@ export interface RedisProcess {
   start(): Promise<void>;
   /** Stops it for good and deletes its data directory. */
   cleanup(): Promise<void>;
+  /** The client connections open now (other than the one asking). */
+  clients(): Promise<number>;
+  /**
+   * Cuts every client connection (CLIENT KILL), as a network failure would, while the server
+   * and its data stay up. Returns how many were cut.
+   */
+  dropClients(): Promise<number>;
 }
 
 export interface RedisProcessOptions {
@@ -98,6 +106,22 @@ export async function startRedisServer(options: RedisProcessOptions = {}): Promi
     await exited;
   };
 
+  const ask = async <T>(work: (redis: Redis) => Promise<T>): Promise<T> => {
+    const redis = new Redis(url, {
+      lazyConnect: true,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+      enableOfflineQueue: false,
+    });
+    redis.on('error', () => undefined);
+    try {
+      await redis.connect();
+      return await work(redis);
+    } finally {
+      redis.disconnect();
+    }
+  };
+
   await launch();
   return {
     url,
@@ -113,5 +137,17 @@ export async function startRedisServer(options: RedisProcessOptions = {}): Promi
       await stop('SIGKILL');
       await rm(dir, { recursive: true, force: true });
     },
+    clients: () =>
+      ask(async (redis) => {
+        const list = String(await redis.call('CLIENT', 'LIST'));
+        return list.split('\n').filter((line) => line.trim().length > 0).length - 1;
+      }),
+    dropClients: () =>
+      ask(async (redis) => {
+        let cut = 0;
+        for (const type of ['normal', 'pubsub'])
+          cut += Number(await redis.call('CLIENT', 'KILL', 'TYPE', type, 'SKIPME', 'yes'));
+        return cut;
+      }),
   };
 }

@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  isolatedDatabase,
+  startRedisServer,
+  type IsolatedDatabase,
+  type RedisProcess,
+} from '../src/index.js';
+
+async function connect(connectionString: string, applicationName: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString, application_name: applicationName });
+  client.on('error', () => undefined);
+  await client.connect();
+  return client;
+}
+
+describe('a PostgreSQL outage of one database', () => {
+  let database: IsolatedDatabase;
+  beforeAll(async () => {
+    database = await isolatedDatabase('tk');
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('cuts the named connections, refuses new ones while it lasts, then lets them in', async () => {
+    const [round, settlement, bystander] = await Promise.all([
+      connect(database.connectionString, 'outage-round'),
+      connect(database.connectionString, 'outage-settlement:subscription'),
+      connect(database.connectionString, 'another-deployment'),
+    ]);
+    try {
+      const outage = database.outage('outage-', 1_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await expect(connect(database.connectionString, 'outage-late')).rejects.toThrow(
+        /not currently accepting connections/,
+      );
+      expect(await outage).toEqual({
+        terminated: 2,
+        byApplication: { 'outage-round': 1, 'outage-settlement:subscription': 1 },
+      });
+      await expect(round.query('SELECT 1')).rejects.toThrow();
+      await expect(settlement.query('SELECT 1')).rejects.toThrow();
+      expect((await bystander.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      const back = await connect(database.connectionString, 'outage-round');
+      await back.end();
+    } finally {
+      await Promise.all([round, settlement, bystander].map((c) => c.end().catch(() => undefined)));
+    }
+  });
+});
+
+describe('a redis-server of the test own', () => {
+  let server: RedisProcess;
+  beforeAll(async () => {
+    server = await startRedisServer({ persistent: false });
+  });
+  afterAll(async () => {
+    await server.cleanup();
+  });
+
+  it('counts its clients and cuts them all, its data kept', async () => {
+    const clients = [new Redis(server.url), new Redis(server.url)];
+    try {
+      await Promise.all(clients.map((client) => client.set('kept', 'yes')));
+      expect(await server.clients()).toBe(2);
+      expect(await server.dropClients()).toBe(2);
+      // ioredis reconnects by itself; the data never went away.
+      expect(await clients[0]!.get('kept')).toBe('yes');
+    } finally {
+      for (const client of clients) client.disconnect();
+    }
+  });
+});
