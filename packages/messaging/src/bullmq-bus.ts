@@ -60,6 +60,22 @@ export interface FailedSettlement {
 
 export type JobState = 'waiting' | 'active' | 'delayed' | 'completed' | 'failed' | 'prioritized';
 
+const JOB_STATES: readonly JobState[] = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'completed',
+  'failed',
+];
+
+/** A job kept in Redis: its id, its state and its data (a settlement message unless invalid). */
+export interface KeptJob {
+  readonly jobId: string;
+  readonly state: JobState;
+  readonly data: unknown;
+}
+
 /**
  * Rejected `publish`: Redis did not confirm every job in time, or refused. Publish again (job ids
  * make that safe): a job whose confirmation was lost may still be stored, never half of one.
@@ -279,6 +295,25 @@ export class BullMqSettlementBus implements SettlementBus {
       failed: counts['failed'] ?? 0,
       prioritized: counts['prioritized'] ?? 0,
     };
+  }
+
+  /**
+   * Every job kept in Redis, in every state, read a page at a time: for an audit that each
+   * message reached the bus once. Completed and failed jobs are there while `keepCompleted` and
+   * `keepFailed` keep them. A job that moves between states during the read may be seen twice or
+   * missed: read a queue at rest.
+   */
+  async keptJobs(pageSize = 1_000): Promise<KeptJob[]> {
+    const kept: KeptJob[] = [];
+    for (const state of JOB_STATES) {
+      for (let start = 0; ; start += pageSize) {
+        const page = await this.queue.getJobs(state, start, start + pageSize - 1, true);
+        for (const job of page)
+          kept.push({ jobId: job.id ?? '', state, data: job.data as unknown });
+        if (page.length < pageSize) break;
+      }
+    }
+    return kept;
   }
 
   /** Whether Redis answers the producer right now. */

@@ -119,6 +119,24 @@ describe('BullMqSettlementBus', () => {
     expect((await bus.jobCounts()).completed).toBe(2);
   });
 
+  it('lists every kept job with its state and message, a page at a time', async () => {
+    const bus = busFor('kept');
+    const messages = Array.from({ length: 5 }, () => settlementMessage());
+    await bus.publish(messages.slice(0, 3));
+    const ledger = new Ledger();
+    const consumer = await bus.consume(ledger.handler);
+    await eventually(() => {
+      expect(ledger.applied.size).toBe(3);
+    });
+    await consumer.close();
+    await bus.publish(messages.slice(3));
+    const kept = await bus.keptJobs(2);
+    expect(kept.map((job) => [job.jobId, job.state]).sort()).toEqual(
+      messages.map((message, i) => [message.messageId, i < 3 ? 'completed' : 'waiting']).sort(),
+    );
+    for (const job of kept) expect((job.data as { messageId: string }).messageId).toBe(job.jobId);
+  });
+
   it('retries a handler that throws until it applies, with backoff', async () => {
     const bus = busFor('retry');
     const ledger = new Ledger();
