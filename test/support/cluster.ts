@@ -6,13 +6,19 @@ import { freePort } from '@croupier/testkit';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-export type ServiceName = 'shoe' | 'wallet' | 'round' | 'settlement';
+export type ServiceName = 'shoe' | 'wallet' | 'round' | 'settlement' | 'gateway';
 
 /** One service process of the distributed deployment, which a test may kill and restart. */
 export class ServiceProcess {
   private child: ChildProcess | null = null;
   private exited: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private ready = false;
   kills = 0;
+  /** Exits nobody asked for (not a kill, not a stop) after the process was ready. */
+  crashes = 0;
+  /** Exits while starting (e.g. its database refused it). */
+  failedStarts = 0;
 
   constructor(
     readonly id: string,
@@ -53,9 +59,17 @@ export class ServiceProcess {
       },
     );
     this.child = child;
+    this.stopping = false;
+    this.ready = false;
     this.exited = new Promise((resolve) => {
       child.on('exit', () => {
-        if (this.child === child) this.child = null;
+        if (this.child === child) {
+          this.child = null;
+          if (!this.stopping) {
+            if (this.ready) this.crashes++;
+            else this.failedStarts++;
+          }
+        }
         resolve();
       });
     });
@@ -64,7 +78,10 @@ export class ServiceProcess {
       if (!this.running) throw new Error(`${this.id} exited while starting; see ${this.logFile}`);
       try {
         const response = await fetch(`${this.url}/ready`, { signal: AbortSignal.timeout(2_000) });
-        if (response.status === 200) return;
+        if (response.status === 200) {
+          this.ready = true;
+          return;
+        }
       } catch {
         // not listening yet
       }
@@ -74,10 +91,28 @@ export class ServiceProcess {
     }
   }
 
+  /**
+   * Starts the process, and again whenever it exits while starting (its database may be down),
+   * as an orchestrator's restart policy would, until it is ready or `timeoutMs` have passed.
+   */
+  async startRetrying(timeoutMs = 90_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await this.start(Math.max(1, deadline - Date.now()));
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    }
+  }
+
   /** kill -9: no graceful shutdown, whatever it was doing stops mid-way. */
   async kill(): Promise<void> {
     if (this.child === null) return;
     this.kills++;
+    this.stopping = true;
     this.child.kill('SIGKILL');
     await this.exited;
   }
@@ -85,6 +120,7 @@ export class ServiceProcess {
   /** A graceful stop (SIGTERM): it finishes in-flight work first. */
   async stop(): Promise<void> {
     if (this.child === null) return;
+    this.stopping = true;
     this.child.kill('SIGTERM');
     await this.exited;
   }
@@ -99,6 +135,12 @@ export interface ClusterOptions {
   readonly env?: Record<string, string>;
   /** Settlement instances: one is active per subscription, the others stand by. Default 2. */
   readonly settlementInstances?: number;
+  /**
+   * Also run the gateway beside the services, as an Ingress sends it every route no service
+   * serves (audit, game history, significant events, the console). It neither consumes the
+   * settlement queue nor deals: the services do (docs/deployment.md). Default false.
+   */
+  readonly gateway?: boolean;
 }
 
 export const CLUSTER_SECRETS = {
@@ -132,15 +174,31 @@ export class Cluster {
       WALLET_URL: `http://127.0.0.1:${walletPort}`,
       ...options.env,
     };
-    const add = (id: string, service: ServiceName, port: number) =>
+    const add = (
+      id: string,
+      service: ServiceName,
+      port: number,
+      own: Record<string, string> = {},
+    ) =>
       cluster.processes.push(
-        new ServiceProcess(id, service, port, env, join(options.logDir, `${id}.log`)),
+        new ServiceProcess(
+          id,
+          service,
+          port,
+          { ...env, ...own },
+          join(options.logDir, `${id}.log`),
+        ),
       );
     add('shoe', 'shoe', shoePort);
     add('wallet', 'wallet', walletPort);
     add('round', 'round', roundPort);
     for (let i = 1; i <= (options.settlementInstances ?? 2); i++)
       add(`settlement-${i}`, 'settlement', await freePort());
+    if (options.gateway === true)
+      add('gateway', 'gateway', await freePort(), {
+        WALLET_CONSUMER_CONCURRENCY: '0',
+        AUTO_TABLES: '',
+      });
     // Start the shoe and wallet first (the round service calls them), then the rest together.
     await Promise.all(
       cluster.processes

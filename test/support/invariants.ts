@@ -445,3 +445,98 @@ export async function settledEverywhere(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/**
+ * Waits until every round opened is completed or voided (a closed table's dealer finishes the
+ * round in progress after the close answered). Returns the events.
+ */
+export async function roundsFinished(
+  store: EventStore,
+  timeoutMs = 30_000,
+): Promise<RecordedEvent[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = await allEvents(store);
+    const playing = new Set<string>();
+    for (const event of events) {
+      if (event.type === 'RoundOpened') playing.add(event.stream);
+      if (event.type === 'RoundCompleted' || event.type === 'RoundVoided')
+        playing.delete(event.stream);
+    }
+    if (playing.size === 0) return events;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `rounds neither completed nor voided after ${timeoutMs} ms: ${[...playing].join(', ')}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A job as the settlement bus keeps it (see BullMqSettlementBus.keptJobs). */
+export interface BusJob {
+  readonly jobId: string;
+  readonly state: string;
+  readonly data: unknown;
+}
+
+export interface BusReport {
+  /** Messages the store's settlement records call for: one per settled, refunded or adjusted bet line. */
+  readonly expected: number;
+  /** Of those, the ones with a job on the bus. */
+  readonly found: number;
+  readonly missing: string[];
+  /** Lines with more than one job. */
+  readonly duplicated: string[];
+  /** Jobs for no line of the store. */
+  readonly unexpected: string[];
+  /** Jobs not completed (waiting, failed...). */
+  readonly notCompleted: string[];
+  /** Jobs whose id is not their message id (the bus's dedupe rests on it). */
+  readonly misnamed: string[];
+}
+
+/**
+ * Checks that every settlement record reached the bus: each line of every RoundSettled,
+ * BetsRefunded and RoundResettled event has exactly one job, matched by the event id and bet id
+ * the message carries, completed, and named by its message id.
+ */
+export function checkBus(events: readonly RecordedEvent[], jobs: readonly BusJob[]): BusReport {
+  const expected = new Set<string>();
+  for (const event of events) {
+    if (!event.stream.startsWith('round-')) continue;
+    const data = event.data as {
+      lines?: readonly { betId: string }[];
+      adjustments?: readonly { betId: string }[];
+    };
+    const lines =
+      event.type === 'RoundSettled' || event.type === 'BetsRefunded'
+        ? (data.lines ?? [])
+        : event.type === 'RoundResettled'
+          ? (data.adjustments ?? [])
+          : [];
+    for (const line of lines) expected.add(`${event.id}/${line.betId}`);
+  }
+  const jobsPerLine = new Map<string, number>();
+  const unexpected: string[] = [];
+  const notCompleted: string[] = [];
+  const misnamed: string[] = [];
+  for (const job of jobs) {
+    const message = job.data as { eventId?: string; betId?: string; messageId?: string };
+    const line = `${message.eventId}/${message.betId}`;
+    if (!expected.has(line)) unexpected.push(`${job.jobId} (${line})`);
+    jobsPerLine.set(line, (jobsPerLine.get(line) ?? 0) + 1);
+    if (job.state !== 'completed') notCompleted.push(`${job.jobId}: ${job.state}`);
+    if (message.messageId !== job.jobId) misnamed.push(job.jobId);
+  }
+  const missing = [...expected].filter((line) => !jobsPerLine.has(line));
+  return {
+    expected: expected.size,
+    found: expected.size - missing.length,
+    missing,
+    duplicated: [...jobsPerLine].filter(([, count]) => count > 1).map(([line]) => line),
+    unexpected,
+    notCompleted,
+    misnamed,
+  };
+}
