@@ -190,7 +190,8 @@ const descriptions = {
     example: 'invalid table configuration: decks: Too big: expected number to be <=8',
   },
   SEED_MISMATCH: {
-    meaning: "The revealed seed does not match the shoe's published commitment.",
+    meaning:
+      "The shoe's seed does not match its published commitment, so the stored shoe was altered: nothing was dealt or closed. Report it.",
     example: "the revealed seed does not match shoe baccarat-1.3's commitment",
   },
   PAYLOAD_TOO_LARGE: {
@@ -217,7 +218,7 @@ const descriptions = {
   },
   UNAVAILABLE: {
     meaning:
-      'The service is shutting down (a request that arrived after SIGTERM, answered with Retry-After and Connection: close); nothing was done, retry it.',
+      'The service is shutting down (a request that arrived after SIGTERM, answered with Retry-After and Connection: close), or a service it needs could not be reached. Retry: bet ids and references make a retry count once.',
     example: 'this service is shutting down: retry',
   },
 };

@@ -45,10 +45,27 @@ export function internalContextOf(request: FastifyRequest): CommandContext {
 }
 
 /**
+ * Another service could not be reached (refused, reset, timed out) or answered 503. The caller's
+ * client gets a 503 UNAVAILABLE problem and retries; the ids every command carries (bet ids,
+ * references) make a retry count once. Deliberately not a DomainError: after a timeout the
+ * command may have been applied, so code that compensates a refusal must not take it for one.
+ */
+export class ServiceUnavailableError extends Error {
+  readonly code = 'UNAVAILABLE' as const;
+  constructor(
+    readonly service: string,
+    reason: string,
+  ) {
+    super(`${service} is unavailable (${reason}): retry the request`);
+    this.name = 'ServiceUnavailableError';
+  }
+}
+
+/**
  * Calls another service's internal routes with a service token, carrying the command context.
  * A problem+json answer is rethrown as the DomainError it was, so callers handle a refusal the
- * same whether the service runs in this process or another; a network failure stays an error
- * of its own (the caller cannot know whether the command was applied).
+ * same whether the service runs in this process or another; a service that cannot be reached is
+ * a ServiceUnavailableError (the caller cannot know whether the command was applied).
  */
 export class ServiceClient {
   constructor(
@@ -70,13 +87,23 @@ export class ServiceClient {
       headers[CORRELATION_HEADER] = context.correlationId;
       if (context.causationId !== null) headers[CAUSATION_HEADER] = context.causationId;
     }
-    const response = await fetch(`${this.baseUrl}${path}`, {
-      method,
-      headers,
-      signal: AbortSignal.timeout(this.timeoutMs),
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(`${this.baseUrl}${path}`, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(this.timeoutMs),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      text = await response.text();
+    } catch (error) {
+      // fetch reports the socket's failure (ECONNREFUSED, ECONNRESET, ...) as its cause.
+      const cause = (error as { cause?: { code?: unknown } }).cause;
+      const reason = typeof cause?.code === 'string' ? cause.code : (error as Error).message;
+      throw new ServiceUnavailableError(this.baseUrl, reason);
+    }
+    if (response.status === 503) throw new ServiceUnavailableError(this.baseUrl, '503');
     const payload: unknown = text.length > 0 ? JSON.parse(text) : null;
     if (response.ok) return payload as T;
     const problem = payload as Partial<Problem> | null;
