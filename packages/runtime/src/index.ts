@@ -2,3 +2,4 @@ export * from './environment.js';
 export * from './store.js';
 export * from './serve.js';
 export * from './service-app.js';
+export * from './metrics/index.js';

@@ -30,6 +30,8 @@ export function createServiceApp(options: {
   readonly checks?: Readonly<Record<string, () => Promise<boolean>>>;
   /** Metrics beyond the HTTP ones every process has (a registry of the service's own). */
   readonly metrics?: Omit<NonNullable<HttpAppOptions['metrics']>, 'public'>;
+  /** Called with every problem the app answers (the round service counts refused bets). */
+  readonly onProblem?: HttpAppOptions['onProblem'];
 }): Promise<HttpApp> {
   const { settings, store } = options;
   return createHttpApp({
@@ -39,6 +41,7 @@ export function createServiceApp(options: {
     logger: { level: settings.LOG_LEVEL },
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     metrics: { ...options.metrics, public: settings.METRICS_PUBLIC },
+    ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
     readiness: async () => {
       const results: Record<string, boolean> = { eventStore: await storeAnswers(store) };
       for (const [name, check] of Object.entries(options.checks ?? {}))

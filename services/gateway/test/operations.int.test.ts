@@ -3,7 +3,8 @@ import { presetConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
 import { BullMqSettlementBus } from '@croupier/messaging';
-import { SubscriptionMetrics } from '@croupier/settlement';
+import { SubscriptionMetrics } from '@croupier/runtime';
+import { OUTBOX_SUBSCRIPTION } from '@croupier/settlement';
 import { startRedisServer, type RedisProcess } from '@croupier/testkit';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -184,7 +185,9 @@ describe('/metrics: the game, the outbox and the store, from the log', () => {
       caughtUp: () => Promise.resolve(),
     };
     const standby: Subscription = { ...stuck, name: 'settlement', position: () => null };
-    const metrics = new SubscriptionMetrics(behind, store, () => [stuck, standby]);
+    const metrics = new SubscriptionMetrics(behind, store, () => [stuck, standby], {
+      outbox: OUTBOX_SUBSCRIPTION,
+    });
     await metrics.refresh();
     const text = await behind.metrics();
     expect(sample(text, 'croupier_outbox_backlog_events')).toBe(records);

@@ -1,18 +1,27 @@
 import { ProjectionHub } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
-import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import {
+  createServiceApp,
+  LogMetrics,
+  openStore,
+  parseEnvironment,
+  RefusedBets,
+  runProcess,
+} from '@croupier/runtime';
+import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { AutoDealer } from './application/auto-dealer.js';
 import { PendingDebits, sweepOrphanedDebits } from './application/orphan-sweep.js';
 import { RoundService } from './application/round-service.js';
 import { TableBoard } from './application/table-board.js';
-import { roundRoutes } from './http/routes.js';
+import { BET_ROUTES, roundRoutes } from './http/routes.js';
 
 /**
  * The round service alone: tables, rounds and the bet saga, calling the shoe and wallet
- * services over HTTP (SHOE_URL, WALLET_URL), dealing its auto tables, sweeping orphaned debits.
+ * services over HTTP (SHOE_URL, WALLET_URL), dealing its auto tables, sweeping orphaned debits;
+ * its /metrics serve the game's figures read from the log and the bets it refused.
  */
 await runProcess('round', async (logger) => {
   const config = parseEnvironment(
@@ -64,10 +73,17 @@ await runProcess('round', async (logger) => {
       });
   }, 5_000);
 
+  // The game's figures from the log (the same in every process that serves them), and the
+  // refused bets, which only the process serving the bet routes sees.
+  const registry = new Registry();
+  const game = new LogMetrics(registry, store);
+  const refusedBets = new RefusedBets(registry, Object.values(BET_ROUTES));
   const app = await createServiceApp({
     title: 'Croupier round service',
     settings: config,
     store,
+    metrics: { registry, beforeScrape: () => game.catchUp() },
+    onProblem: refusedBets.onProblem,
   });
   app.addHook('preHandler', async (request) => {
     if (request.method === 'GET' && request.url.startsWith('/v1/')) await hub.sync();

@@ -1,9 +1,14 @@
 import { createSettlementBus } from '@croupier/messaging';
-import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
-import { z } from 'zod';
+import {
+  createServiceApp,
+  openStore,
+  parseEnvironment,
+  runProcess,
+  SubscriptionMetrics,
+} from '@croupier/runtime';
 import { Registry } from 'prom-client';
-import { startOutbox } from './application/outbox.js';
-import { SubscriptionMetrics } from './application/outbox-metrics.js';
+import { z } from 'zod';
+import { OUTBOX_SUBSCRIPTION, startOutbox } from './application/outbox.js';
 import { startSettlementReactor } from './application/settlement-reactor.js';
 import { settlementRoutes } from './http/routes.js';
 
@@ -30,7 +35,9 @@ await runProcess('settlement', async (logger) => {
     startOutbox(store, bus, report('settlement-outbox')),
   ];
   const registry = new Registry();
-  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
+  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions, {
+    outbox: OUTBOX_SUBSCRIPTION,
+  });
   const app = await createServiceApp({
     title: 'Croupier settlement service',
     settings: config,

@@ -1,6 +1,13 @@
 import { ProjectionHub } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
-import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import {
+  createServiceApp,
+  openStore,
+  parseEnvironment,
+  runProcess,
+  SubscriptionMetrics,
+} from '@croupier/runtime';
+import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
 import { consumeSettlements } from './application/settlement-consumer.js';
@@ -51,11 +58,16 @@ await runProcess('wallet', async (logger) => {
   const collector = startCommissionCollector(store, hub, ledger, wallets, (error) => {
     logger.warn({ err: error }, 'commission collector retrying');
   });
+  // The commission collector's checkpoint. The settlement messages come from a BullMQ queue,
+  // not a subscription: they have no position here (the outbox's backlog is the settlement's).
+  const registry = new Registry();
+  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => [collector]);
   const app = await createServiceApp({
     title: 'Croupier wallet service',
     settings: config,
     store,
     checks: bus === null ? {} : { redis: async () => (await bus.ready?.()) ?? true },
+    metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
   walletRoutes(app, { wallets });
   walletInternalRoutes(app, { wallets });

@@ -25,6 +25,12 @@ export interface RoundRoutesDeps {
 
 const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
 
+/** The routes a player POSTs to to place bets: what `croupier_bets_refused_total` counts. */
+export const BET_ROUTES = {
+  place: '/v1/rounds/:roundId/bets',
+  rebet: '/v1/rounds/:roundId/rebet',
+} as const;
+
 const roundParams = z.object({ roundId: roundIdSchema });
 const tableParams = z.object({ tableId: tableIdSchema });
 const cardSchema = z.string().transform((text, ctx): Card => {
@@ -279,7 +285,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   );
 
   app.post(
-    '/v1/rounds/:roundId/bets',
+    BET_ROUTES.place,
     {
       config: { roles: ['player'] },
       schema: {
@@ -324,7 +330,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   );
 
   app.post(
-    '/v1/rounds/:roundId/rebet',
+    BET_ROUTES.rebet,
     {
       config: { roles: ['player'] },
       schema: {

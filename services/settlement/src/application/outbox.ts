@@ -10,6 +10,15 @@ import type { SettlementBus } from '@croupier/messaging';
 
 export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded', 'RoundResettled'] as const;
 
+/**
+ * The outbox's subscription: its name (checkpoint and lease) and the records it forwards, which
+ * are also what its backlog counts (`SubscriptionMetrics` of @croupier/runtime).
+ */
+export const OUTBOX_SUBSCRIPTION = {
+  name: 'settlement-outbox',
+  filter: { streamPrefix: streams.round(''), eventTypes: OUTBOX_EVENTS },
+} as const;
+
 /** The public messages of one settlement record: one per bet line. */
 export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] {
   const record = roundEventSchema.parse({ type: event.type, data: event.data });
@@ -123,9 +132,9 @@ export function startOutbox(
   onError: (error: unknown) => void,
 ): Subscription {
   return store.subscribe({
-    name: 'settlement-outbox',
+    name: OUTBOX_SUBSCRIPTION.name,
     from: 'start',
-    filter: { streamPrefix: streams.round(''), eventTypes: OUTBOX_EVENTS },
+    filter: OUTBOX_SUBSCRIPTION.filter,
     onError,
     handler: async (event) => {
       const messages = settlementMessagesOf(event);

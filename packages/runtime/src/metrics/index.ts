@@ -1,0 +1,3 @@
+export * from './log-metrics.js';
+export * from './subscription-metrics.js';
+export * from './refused-bets.js';
