@@ -64,8 +64,12 @@ export async function buildApp(
   app.get(
     '/v1/players/:playerId/history',
     {
-      // An unknown player has no history yet: an empty list, not a 404.
-      config: { roles: ['player', 'supervisor', 'operator', 'regulator'], problems: [] },
+      // An unknown player has no history yet: an empty list, not a 404. FORBIDDEN: a player
+      // reading another player's history.
+      config: {
+        roles: ['player', 'supervisor', 'operator', 'regulator'],
+        problems: ['FORBIDDEN'],
+      },
       schema: {
         tags: ['players'],
         summary: "A player's last rounds: cards, result, stakes, payouts, balance before and after",

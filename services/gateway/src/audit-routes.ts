@@ -39,7 +39,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/rounds/:roundId',
     {
-      config: { roles: ['regulator', 'operator', 'supervisor'] },
+      config: { roles: ['regulator', 'operator', 'supervisor'], problems: ['ROUND_NOT_FOUND'] },
       schema: {
         tags: ['audit'],
         summary:
@@ -59,7 +59,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/shoes/:shoeId/replay',
     {
-      config: { roles: REGULATORS },
+      config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },
       schema: {
         tags: ['audit'],
         summary:
@@ -74,7 +74,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/shoes/:shoeId/export',
     {
-      config: { roles: REGULATORS },
+      config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },
       schema: {
         tags: ['audit'],
         summary:
@@ -122,7 +122,8 @@ export function auditRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/significant-events',
     {
-      config: { roles: ['operator', 'supervisor', 'regulator'] },
+      // A read of the log: nothing to refuse beyond the query's schema.
+      config: { roles: ['operator', 'supervisor', 'regulator'], problems: [] },
       schema: {
         tags: ['audit'],
         summary:

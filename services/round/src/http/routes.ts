@@ -7,6 +7,7 @@ import {
   parseTableConfig,
   roundIdSchema,
   tableIdSchema,
+  type ErrorCode,
   type TableConfig,
 } from '@croupier/contracts';
 import { contextOf, principalOf, type HttpApp } from '@croupier/http';
@@ -14,6 +15,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RoundService } from '../application/round-service.js';
 import type { TableBoard } from '../application/table-board.js';
+import { ROUND_PROBLEMS } from './problems.js';
 import { roundView, roundViewSchema } from './views.js';
 
 export interface RoundRoutesDeps {
@@ -83,7 +85,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables',
     {
-      config: { roles: ['operator'] },
+      config: { roles: ['operator'], problems: ROUND_PROBLEMS.openTable },
       schema: {
         tags: ['tables'],
         summary: 'Open a table from a preset (with overrides) or a full configuration',
@@ -130,7 +132,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.get(
     '/v1/tables',
     {
-      config: { roles: EVERYONE },
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.listTables },
       schema: {
         tags: ['tables'],
         summary: 'Every table and its current round',
@@ -143,7 +145,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.get(
     '/v1/tables/:tableId',
     {
-      config: { roles: EVERYONE },
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.getTable },
       schema: {
         tags: ['tables'],
         summary: 'A table: configuration, dealer, current shoe and round',
@@ -168,7 +170,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.get(
     '/v1/tables/:tableId/roads',
     {
-      config: { roles: EVERYONE },
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.roads },
       schema: {
         tags: ['tables'],
         summary: "The current shoe's scoreboard: bead plate, big road, derived roads",
@@ -186,7 +188,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables/:tableId/close',
     {
-      config: { roles: ['operator'] },
+      config: { roles: ['operator'], problems: ROUND_PROBLEMS.closeTable },
       schema: {
         tags: ['tables'],
         summary: 'Close a table: no new round opens; a round in progress is finished',
@@ -207,7 +209,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables/:tableId/dealer',
     {
-      config: { roles: ['supervisor', 'operator'] },
+      config: { roles: ['supervisor', 'operator'], problems: ROUND_PROBLEMS.changeDealer },
       schema: {
         tags: ['tables'],
         summary: 'Change the dealer: ends a dealer shift (accrued commission is collected)',
@@ -228,7 +230,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables/:tableId/shoes',
     {
-      config: { roles: ['dealer', 'supervisor'] },
+      config: { roles: ['dealer', 'supervisor'], problems: ROUND_PROBLEMS.startShoe },
       schema: {
         tags: ['shoes'],
         summary:
@@ -243,7 +245,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables/:tableId/shoes/current/close',
     {
-      config: { roles: ['supervisor', 'operator'] },
+      config: { roles: ['supervisor', 'operator'], problems: ROUND_PROBLEMS.closeCurrentShoe },
       schema: {
         tags: ['shoes'],
         summary: "Close the table's current shoe now, revealing its seed",
@@ -256,7 +258,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/tables/:tableId/rounds',
     {
-      config: { roles: ['dealer', 'supervisor'] },
+      config: { roles: ['dealer', 'supervisor'], problems: ROUND_PROBLEMS.openRound },
       schema: {
         tags: ['rounds'],
         summary: "Open the table's next round (a new shoe when the current one is finished)",
@@ -273,7 +275,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.get(
     '/v1/rounds/:roundId',
     {
-      config: { roles: EVERYONE },
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.getRound },
       schema: {
         tags: ['rounds'],
         summary: 'A round: bets, cards, result, settlement',
@@ -287,7 +289,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     BET_ROUTES.place,
     {
-      config: { roles: ['player'] },
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.placeBets },
       schema: {
         tags: ['bets'],
         summary:
@@ -312,7 +314,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.delete(
     '/v1/rounds/:roundId/bets',
     {
-      config: { roles: ['player'] },
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.clearBets },
       schema: {
         tags: ['bets'],
         summary: 'Clear your bets before betting closes; stakes are refunded',
@@ -332,7 +334,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     BET_ROUTES.rebet,
     {
-      config: { roles: ['player'] },
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.rebet },
       schema: {
         tags: ['bets'],
         summary: 'Repeat your bets of your previous round at this table (x1 or x2)',
@@ -357,12 +359,13 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     path: string,
     summary: string,
     roles: readonly ('dealer' | 'supervisor')[],
+    problems: readonly ErrorCode[],
     run: (roundId: string, request: FastifyRequest) => Promise<unknown>,
   ) =>
     app.post(
       `/v1/rounds/:roundId/${path}`,
       {
-        config: { roles },
+        config: { roles, problems },
         schema: {
           tags: ['rounds'],
           summary,
@@ -376,35 +379,46 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       },
     );
 
-  dealerCommand('close-betting', 'Close betting', ['dealer', 'supervisor'], (id, request) =>
-    rounds.closeBetting(id, contextOf(request)),
+  dealerCommand(
+    'close-betting',
+    'Close betting',
+    ['dealer', 'supervisor'],
+    ROUND_PROBLEMS.closeBetting,
+    (id, request) => rounds.closeBetting(id, contextOf(request)),
   );
   dealerCommand(
     'deal',
     'Deal an rng round: the shoe draws by the third-card rule',
     ['dealer', 'supervisor'],
+    ROUND_PROBLEMS.deal,
     (id, request) => rounds.deal(id, contextOf(request)),
   );
   dealerCommand(
     'confirm',
     "Confirm a scanned round's result (settles it)",
     ['dealer', 'supervisor'],
+    ROUND_PROBLEMS.confirmResult,
     (id, request) => rounds.confirmResult(id, contextOf(request)),
   );
-  dealerCommand('resume', 'Resume a paused round', ['supervisor'], (id, request) =>
-    rounds.resume(id, contextOf(request)),
+  dealerCommand(
+    'resume',
+    'Resume a paused round',
+    ['supervisor'],
+    ROUND_PROBLEMS.resume,
+    (id, request) => rounds.resume(id, contextOf(request)),
   );
   dealerCommand(
     'cut-card',
     'The cut card came out (scanner shoes)',
     ['dealer', 'supervisor'],
+    ROUND_PROBLEMS.reportCutCard,
     (id, request) => rounds.reportCutCard(id, contextOf(request)),
   );
 
   app.post(
     '/v1/rounds/:roundId/cards',
     {
-      config: { roles: ['dealer', 'supervisor'] },
+      config: { roles: ['dealer', 'supervisor'], problems: ROUND_PROBLEMS.postScannedCard },
       schema: {
         tags: ['rounds'],
         summary:
@@ -423,7 +437,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   app.post(
     '/v1/rounds/:roundId/cards/:shoePosition/correction',
     {
-      config: { roles: ['supervisor'] },
+      config: { roles: ['supervisor'], problems: ROUND_PROBLEMS.correctCard },
       schema: {
         tags: ['rounds'],
         summary: 'Correct a misread card before the round completes (who and why are recorded)',
@@ -442,18 +456,19 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
   );
 
-  for (const [path, summary, roles] of [
+  for (const [path, summary, roles, problems] of [
     [
       'pause',
       'Pause a round (a fault at the table); the supervisor resumes or voids it',
       ['dealer', 'supervisor'],
+      ROUND_PROBLEMS.pause,
     ],
-    ['void', 'Void a round: every bet is refunded', ['supervisor']],
+    ['void', 'Void a round: every bet is refunded', ['supervisor'], ROUND_PROBLEMS.void],
   ] as const) {
     app.post(
       `/v1/rounds/:roundId/${path}`,
       {
-        config: { roles },
+        config: { roles, problems },
         schema: {
           tags: ['rounds'],
           summary,

@@ -9,6 +9,7 @@ import {
 import { internalContextOf, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
 import type { ShoeService } from '../application/shoe-service.js';
+import { SHOE_PORT_PROBLEMS } from './problems.js';
 
 const card = z.string().transform((text, ctx) => {
   try {
@@ -20,7 +21,10 @@ const card = z.string().transform((text, ctx) => {
 });
 const shoeParams = z.object({ shoeId: shoeIdSchema });
 const roundParams = z.object({ shoeId: shoeIdSchema, roundId: roundIdSchema });
-const internal = { roles: ['system'] as const };
+const internal = (problems: keyof typeof SHOE_PORT_PROBLEMS) => ({
+  roles: ['system'] as const,
+  problems: SHOE_PORT_PROBLEMS[problems],
+});
 
 /**
  * The shoe port over HTTP, for a round service in another process (services/round's
@@ -33,7 +37,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/tables/:tableId/shoes',
     {
-      config: internal,
+      config: internal('startShoe'),
       schema: {
         ...hidden,
         params: z.object({ tableId: tableIdSchema }),
@@ -52,7 +56,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   );
   app.get(
     '/internal/v1/shoes/:shoeId',
-    { config: internal, schema: { ...hidden, params: shoeParams } },
+    { config: internal('getShoe'), schema: { ...hidden, params: shoeParams } },
     async (request) => {
       const shoe = await shoes.getShoe(request.params.shoeId);
       if (shoe === null)
@@ -63,7 +67,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/draw',
     {
-      config: internal,
+      config: internal('drawRound'),
       schema: {
         ...hidden,
         params: roundParams,
@@ -78,13 +82,13 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   );
   app.get(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/cards',
-    { config: internal, schema: { ...hidden, params: roundParams } },
+    { config: internal('roundCards'), schema: { ...hidden, params: roundParams } },
     async (request) => shoes.roundCards(request.params.shoeId, request.params.roundId),
   );
   app.post(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/cards',
     {
-      config: internal,
+      config: internal('drawScannedCard'),
       schema: {
         ...hidden,
         params: roundParams,
@@ -102,7 +106,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/correction',
     {
-      config: internal,
+      config: internal('correctCard'),
       schema: {
         ...hidden,
         params: roundParams,
@@ -121,7 +125,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/cut-card',
     {
-      config: internal,
+      config: internal('reportCutCard'),
       schema: {
         ...hidden,
         params: roundParams,
@@ -137,7 +141,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/shoes/:shoeId/burn',
     {
-      config: internal,
+      config: internal('burn'),
       schema: { ...hidden, params: shoeParams, body: z.object({ shownCard: card }) },
     },
     async (request) =>
@@ -149,7 +153,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
   app.post(
     '/internal/v1/shoes/:shoeId/close',
     {
-      config: internal,
+      config: internal('closeShoe'),
       schema: {
         ...hidden,
         params: shoeParams,

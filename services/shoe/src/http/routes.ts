@@ -3,6 +3,7 @@ import { DomainError, shoeIdSchema } from '@croupier/contracts';
 import { contextOf, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
 import type { ShoeService } from '../application/shoe-service.js';
+import { SHOE_PROBLEMS } from './problems.js';
 
 const params = z.object({ shoeId: shoeIdSchema });
 
@@ -13,7 +14,10 @@ export function shoeRoutes(app: HttpApp, deps: { shoes: ShoeService }): void {
   app.get(
     '/v1/shoes/:shoeId',
     {
-      config: { roles: ['player', 'dealer', 'supervisor', 'operator', 'regulator'] },
+      config: {
+        roles: ['player', 'dealer', 'supervisor', 'operator', 'regulator'],
+        problems: SHOE_PROBLEMS.getShoe,
+      },
       schema: {
         tags: ['shoes'],
         summary: "A shoe: its commitment, position, rounds, cut card (never what's left in it)",
@@ -31,7 +35,7 @@ export function shoeRoutes(app: HttpApp, deps: { shoes: ShoeService }): void {
   app.post(
     '/v1/shoes/:shoeId/burn',
     {
-      config: { roles: ['dealer', 'supervisor'] },
+      config: { roles: ['dealer', 'supervisor'], problems: SHOE_PROBLEMS.burn },
       schema: {
         tags: ['shoes'],
         summary: 'Burn a new scanner shoe: the card shown sets how many more are burned',

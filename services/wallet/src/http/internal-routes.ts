@@ -2,8 +2,12 @@ import { playerIdSchema, roundIdSchema, currencySchema } from '@croupier/contrac
 import { internalContextOf, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
 import type { WalletService } from '../application/wallet-service.js';
+import { WALLET_PORT_PROBLEMS } from './problems.js';
 
-const internal = { roles: ['system'] as const };
+const internal = (problems: keyof typeof WALLET_PORT_PROBLEMS) => ({
+  roles: ['system'] as const,
+  problems: WALLET_PORT_PROBLEMS[problems],
+});
 
 /** The wallet port over HTTP, for a round service in another process. Service tokens only. */
 export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletService }): void {
@@ -11,7 +15,7 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletServic
   app.post(
     '/internal/v1/wallets/:playerId/stakes',
     {
-      config: internal,
+      config: internal('debitStakes'),
       schema: {
         hide: true,
         params: z.object({ playerId: playerIdSchema }),
@@ -36,7 +40,7 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletServic
   app.post(
     '/internal/v1/wallets/:playerId/stakes/:betId/refund',
     {
-      config: internal,
+      config: internal('refundStake'),
       schema: {
         hide: true,
         params: z.object({ playerId: playerIdSchema, betId: z.uuid() }),

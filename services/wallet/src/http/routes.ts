@@ -2,6 +2,7 @@ import { DomainError, playerIdSchema, currencySchema } from '@croupier/contracts
 import { contextOf, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
 import type { WalletService } from '../application/wallet-service.js';
+import { WALLET_PROBLEMS } from './problems.js';
 
 const walletViewSchema = z.object({
   playerId: z.string(),
@@ -28,7 +29,7 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
   app.post(
     '/v1/wallets/:playerId/deposits',
     {
-      config: { roles: ['operator'] },
+      config: { roles: ['operator'], problems: WALLET_PROBLEMS.deposit },
       schema: {
         tags: ['wallets'],
         summary: 'Deposit funds; the reference makes a retried deposit count once',
@@ -51,7 +52,7 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
   app.post(
     '/v1/wallets/:playerId/withdrawals',
     {
-      config: { roles: ['operator'] },
+      config: { roles: ['operator'], problems: WALLET_PROBLEMS.withdraw },
       schema: {
         tags: ['wallets'],
         summary: 'Withdraw funds (never more than is available)',
@@ -72,7 +73,10 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
   app.get(
     '/v1/wallets/:playerId',
     {
-      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      config: {
+        roles: ['player', 'supervisor', 'operator', 'regulator'],
+        problems: WALLET_PROBLEMS.getWallet,
+      },
       schema: {
         tags: ['wallets'],
         summary: 'Balance, available balance, commission owed',
@@ -92,7 +96,10 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
   app.get(
     '/v1/wallets/:playerId/transactions',
     {
-      config: { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+      config: {
+        roles: ['player', 'supervisor', 'operator', 'regulator'],
+        problems: WALLET_PROBLEMS.transactions,
+      },
       schema: {
         tags: ['wallets'],
         summary: 'Movements, newest first, with the balance after each',

@@ -1,0 +1,143 @@
+import type { BetRejectionCode } from '@croupier/baccarat';
+import type { ErrorCode } from '@croupier/contracts';
+
+/**
+ * The domain error codes each round-service route can answer, for the OpenAPI document (the
+ * routes' `config.problems`). Read off the code paths: the route, RoundService, the round and
+ * table deciders, and what the shoe and wallet ports refuse. They include what other requests
+ * can cause meanwhile (a supervisor pausing the round, another process appending), not what
+ * only an altered store could. Schema validation, tokens, roles and transport problems are
+ * added by the document itself (packages/http/src/openapi.ts).
+ */
+type Codes = readonly ErrorCode[];
+
+/** Every command that appends through the one command handler, when the stream kept changing. */
+const CONTENDED = 'CONCURRENCY_CONFLICT' satisfies ErrorCode;
+
+/** Every reason a bet breaks the table's rules (typed: a new reason does not compile unlisted). */
+const betRules: { readonly [Code in BetRejectionCode]: true } = {
+  UNKNOWN_BET: true,
+  BET_NOT_OFFERED: true,
+  BET_PAST_MAX_ROUND: true,
+  INVALID_AMOUNT: true,
+  BET_BELOW_MIN: true,
+  BET_ABOVE_MAX: true,
+  BET_DIFFERENCE_LIMIT: true,
+  INVALID_SEAT: true,
+  BANKER_MODE_NOT_OFFERED: true,
+};
+const BET_RULES = Object.keys(betRules) as BetRejectionCode[];
+
+/** The round refuses bets: gone, paused, or past betting (settled and voided rounds included). */
+const BETTING_STATE: Codes = ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED'];
+/** A bet id placed already (a double submit), or naming another bet, here or on another round. */
+const BET_IDS: Codes = ['DUPLICATE_BET', 'ID_CONFLICT'];
+/** The wallet refuses to debit the stakes. */
+const STAKE_DEBIT: Codes = ['WALLET_NOT_FOUND', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS'];
+
+/** Whole-shoe steps close the finished shoe, revealing its seed, which must match its commitment. */
+const SEED_REVEALED = 'SEED_MISMATCH' satisfies ErrorCode;
+
+export const ROUND_PROBLEMS = {
+  /** The preset or config fails the rules; `dealing` is checked by the route (400). */
+  openTable: ['INVALID_TABLE_CONFIG', 'ALREADY_EXISTS'],
+  listTables: [],
+  getTable: ['TABLE_NOT_FOUND'],
+  roads: ['TABLE_NOT_FOUND'],
+  closeTable: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
+  changeDealer: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
+  startShoe: [
+    'TABLE_NOT_FOUND',
+    'TABLE_CLOSED',
+    'SHOE_NOT_FINISHED',
+    'ROUND_IN_PROGRESS',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
+  /** An unknown table has no shoe: SHOE_NOT_FOUND, not TABLE_NOT_FOUND. */
+  closeCurrentShoe: ['SHOE_NOT_FOUND', 'ROUND_IN_PROGRESS', SEED_REVEALED, CONTENDED],
+  /** INVALID_DEAL: the table's scanner shoe waits for its burn card. */
+  openRound: [
+    'TABLE_NOT_FOUND',
+    'TABLE_CLOSED',
+    'ROUND_IN_PROGRESS',
+    'INVALID_DEAL',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
+  getRound: ['ROUND_NOT_FOUND'],
+  /** VALIDATION_ERROR too: one bet id twice in the request. */
+  placeBets: [
+    ...BETTING_STATE,
+    ...BET_IDS,
+    'VALIDATION_ERROR',
+    ...BET_RULES,
+    ...STAKE_DEBIT,
+    CONTENDED,
+  ],
+  clearBets: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED', 'NO_BETS_TO_CLEAR', CONTENDED],
+  /**
+   * The previous bets passed this table's rules and were debited from this wallet in this
+   * currency, and the repeat stakes at least as much per bet type: only the round number, the
+   * maximums and the funds can refuse them now (and an amount doubled past the exact range).
+   * Their bet ids derive from the previous ones: a repeated rebet is a double submit, and one
+   * with another multiplier, or after clearing, reuses ids.
+   */
+  rebet: [
+    ...BETTING_STATE,
+    'NO_PREVIOUS_BETS',
+    ...BET_IDS,
+    'BET_PAST_MAX_ROUND',
+    'INVALID_AMOUNT',
+    'BET_ABOVE_MAX',
+    'BET_DIFFERENCE_LIMIT',
+    'INSUFFICIENT_FUNDS',
+    CONTENDED,
+  ],
+  closeBetting: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', CONTENDED],
+  /** The shoe draws the whole round by the rules; only a shoe closed or cut meanwhile refuses. */
+  deal: [
+    'ROUND_NOT_FOUND',
+    'WRONG_CARD_SOURCE',
+    'ROUND_NOT_DEALING',
+    'ROUND_PAUSED',
+    'ROUND_FINISHED',
+    'SHOE_CLOSED',
+    'SHOE_FINISHED',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
+  /** A voided round is not dealt either: ROUND_NOT_DEALING. */
+  confirmResult: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'ROUND_NOT_DEALING', CONTENDED],
+  resume: ['ROUND_NOT_FOUND', 'ROUND_FINISHED', 'ROUND_NOT_PAUSED', CONTENDED],
+  /** Any round of the shoe, even a finished one: the shoe decides (INVALID_DEAL: an older round). */
+  reportCutCard: ['ROUND_NOT_FOUND', 'WRONG_CARD_SOURCE', 'SHOE_CLOSED', 'INVALID_DEAL', CONTENDED],
+  /**
+   * INVALID_DEAL: the round needs no more cards, or the shoe expects another first. A voided
+   * round still short of cards answers ROUND_FINISHED; its closed shoe, SHOE_CLOSED.
+   */
+  postScannedCard: [
+    'ROUND_NOT_FOUND',
+    'WRONG_CARD_SOURCE',
+    'ROUND_NOT_DEALING',
+    'ROUND_PAUSED',
+    'ROUND_FINISHED',
+    'INVALID_DEAL',
+    'SHOE_CLOSED',
+    'SHOE_FINISHED',
+    'IMPOSSIBLE_CARD',
+    CONTENDED,
+  ],
+  /** Paused rounds and settled ones take corrections too; voided ones do not. */
+  correctCard: [
+    'ROUND_NOT_FOUND',
+    'ROUND_FINISHED',
+    'WRONG_CARD_SOURCE',
+    'INVALID_CORRECTION',
+    'IMPOSSIBLE_CARD',
+    CONTENDED,
+  ],
+  pause: ['ROUND_NOT_FOUND', 'ROUND_FINISHED', CONTENDED],
+  /** Any round, paused or settled; voiding a voided one changes nothing. */
+  void: ['ROUND_NOT_FOUND', CONTENDED],
+} as const satisfies Readonly<Record<string, Codes>>;
