@@ -4,6 +4,7 @@ import {
   securityEventSchema,
   tableEventSchema,
   walletEventSchema,
+  type Adjustment,
   type RoundEvent,
   type ShoeEvent,
   type TableEvent,
@@ -13,7 +14,46 @@ import type { RecordedEvent } from '@croupier/eventstore';
 
 const hand = (side: string) => (side === 'player' ? 'Player' : 'Banker');
 
-function describeRound(event: RoundEvent): string {
+/** An amount changed, signed as people write it: +2000, −2000. */
+const signed = (amount: number): string =>
+  amount > 0 ? `+${amount}` : amount < 0 ? `\u2212${-amount}` : '±0';
+
+/** Who recorded an event, as a trail reads it: "Supervisor sue". */
+function whoOf(recorded: RecordedEvent): string | null {
+  const actor = (recorded.metadata as { actor?: { id?: unknown; role?: unknown } }).actor;
+  if (typeof actor?.id !== 'string' || typeof actor.role !== 'string') return null;
+  return `${actor.role.charAt(0).toUpperCase()}${actor.role.slice(1)} ${actor.id}`;
+}
+
+/** "Supervisor sue corrected card at shoe position 57: 3S → 7S (video review)". */
+function correction(
+  recorded: RecordedEvent,
+  at: string,
+  change: { previous: string; card: string; reason: string },
+): string {
+  const who = whoOf(recorded);
+  const what = `${change.previous} \u2192 ${change.card} (${change.reason})`;
+  return who === null
+    ? `card at ${at} corrected: ${what}`
+    : `${who} corrected card at ${at}: ${what}`;
+}
+
+const winnerText = (winner: string) => (winner === 'tie' ? 'tie' : `${hand(winner)} wins`);
+
+/** "bet … of pia paid 4000, now 2000 (−2000), commission 100 → 0". */
+function adjustmentText(line: Adjustment): string {
+  const paid =
+    line.delta === 0
+      ? `paid ${line.previousPayout}, unchanged`
+      : `paid ${line.previousPayout}, now ${line.payout} (${signed(line.delta)})`;
+  const commission =
+    line.commission === line.previousCommission
+      ? ''
+      : `, commission ${line.previousCommission} \u2192 ${line.commission}`;
+  return `bet ${line.betId} of ${line.playerId} ${paid}${commission}`;
+}
+
+function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
   switch (event.type) {
     case 'RoundOpened':
       return `round ${event.data.number} of shoe ${event.data.shoeId} opened for bets (${event.data.currency}, paytable ${event.data.paytableId.slice(0, 12)}…)`;
@@ -30,15 +70,24 @@ function describeRound(event: RoundEvent): string {
     case 'CardDealt':
       return `${hand(event.data.hand)} gets ${event.data.card} (shoe position ${event.data.shoePosition})`;
     case 'CardCorrected':
-      return `card at shoe position ${event.data.shoePosition} corrected from ${event.data.previous} to ${event.data.card}: ${event.data.reason}`;
+      return correction(recorded, `shoe position ${event.data.shoePosition}`, event.data);
     case 'RoundPaused':
       return `round paused: ${event.data.reason}`;
     case 'RoundResumed':
       return 'round resumed';
     case 'RoundCompleted': {
       const d = event.data;
-      const result = d.winner === 'tie' ? 'tie' : `${hand(d.winner)} wins`;
-      return `${result}: Player ${d.player.total} [${d.player.cards.join(' ')}], Banker ${d.banker.total} [${d.banker.cards.join(' ')}]`;
+      return `${winnerText(d.winner)}: Player ${d.player.total} [${d.player.cards.join(' ')}], Banker ${d.banker.total} [${d.banker.cards.join(' ')}]`;
+    }
+    case 'RoundResultCorrected': {
+      const d = event.data;
+      return `result corrected (${d.reason}): ${winnerText(d.winner)}: Player ${d.player.total} [${d.player.cards.join(' ')}], Banker ${d.banker.total} [${d.banker.cards.join(' ')}]`;
+    }
+    case 'RoundResettled': {
+      const d = event.data;
+      const why = d.kind === 'void' ? 'void' : 'corrected result';
+      const lines = d.adjustments.map(adjustmentText).join('; ');
+      return `Resettled (${why}: ${d.reason}): ${lines || 'no bets'}`;
     }
     case 'RoundSettled': {
       const t = event.data.totals;
@@ -53,7 +102,7 @@ function describeRound(event: RoundEvent): string {
   }
 }
 
-function describeShoe(event: ShoeEvent): string {
+function describeShoe(event: ShoeEvent, recorded: RecordedEvent): string {
   switch (event.type) {
     case 'ShoeShuffled': {
       const d = event.data;
@@ -68,7 +117,11 @@ function describeShoe(event: ShoeEvent): string {
     case 'CardsDrawn':
       return `round ${event.data.roundNumber} drew ${event.data.cards.map((c) => `${c.card}@${c.position}→${hand(c.hand)}`).join(', ')}`;
     case 'CardCorrected':
-      return `card at position ${event.data.position} of ${event.data.roundId} corrected from ${event.data.previous} to ${event.data.card}: ${event.data.reason}`;
+      return correction(
+        recorded,
+        `shoe position ${event.data.position} (round ${event.data.roundId})`,
+        event.data,
+      );
     case 'CutCardReached':
       return `cut card out at position ${event.data.position} in round ${event.data.roundNumber}; last round ${event.data.lastRoundNumber}`;
     case 'ShoeClosed':
@@ -93,6 +146,13 @@ function describeWallet(event: WalletEvent): string {
       return `${d.playerId} owes ${event.data.amount} commission at seat ${event.data.seat}`;
     case 'CommissionCollected':
       return `${d.playerId} paid ${event.data.amount} commission owed at ${event.data.tableId}`;
+    case 'PayoutAdjusted': {
+      const { delta, commissionDelta, betId, reason } = event.data;
+      const why = reason === 'void' ? 'void after settlement' : 'result corrected after settlement';
+      const commission =
+        commissionDelta === 0 ? '' : `, commission owed ${signed(commissionDelta)}`;
+      return `${d.playerId} adjusted ${signed(delta)} for bet ${betId} (${why})${commission}`;
+    }
     default:
       return (event as { type: string }).type;
   }
@@ -116,12 +176,12 @@ export function describeEvent(recorded: RecordedEvent): string {
   switch (prefix) {
     case 'round-': {
       const parsed = roundEventSchema.safeParse(input);
-      if (parsed.success) return describeRound(parsed.data);
+      if (parsed.success) return describeRound(parsed.data, recorded);
       break;
     }
     case 'shoe-': {
       const parsed = shoeEventSchema.safeParse(input);
-      if (parsed.success) return describeShoe(parsed.data);
+      if (parsed.success) return describeShoe(parsed.data, recorded);
       break;
     }
     case 'wallet-': {

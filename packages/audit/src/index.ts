@@ -12,6 +12,7 @@ export {
   type RoundStatus,
   type WalletMovement,
 } from './round-examination.js';
+export type { BetAdjustment, PaidLine } from './resettlement-check.js';
 export { walkShoe, type ShoeCard, type ShoeWalk } from './shoe-walk.js';
 export { auditRound, ROUND_CHECKS, trailEntryOf, type RoundEvidence } from './round-audit.js';
 export { digestValueOf } from './digest-check.js';

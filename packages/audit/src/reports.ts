@@ -9,6 +9,29 @@ import { verdictSchema } from './verdict.js';
 const actorSchema = z.object({ id: z.string(), role: z.string() }).nullable();
 const handSchema = z.enum(['player', 'banker']);
 const betResultSchema = z.enum(['win', 'lose', 'push']);
+/** A resettled bet's result: a void after settlement pays every bet its stake ("refund"). */
+const adjustedResultSchema = z.enum(['win', 'lose', 'push', 'refund']);
+
+const adjustmentLineSchema = z.object({
+  previousPayout: z.number().int(),
+  payout: z.number().int(),
+  delta: z.number().int(),
+  result: adjustedResultSchema,
+  previousCommission: z.number().int(),
+  commission: z.number().int(),
+});
+
+/** One resettlement of a bet (ADR 0009): its line as recorded, and as the rules give it. */
+export const betAdjustmentSchema = z.object({
+  /** The RoundResettled that recorded it. */
+  stream: z.string(),
+  revision: z.string(),
+  resettlementId: z.string(),
+  kind: z.enum(['void', 'correction']),
+  /** Null when the resettlement left the bet out. */
+  recorded: adjustmentLineSchema.nullable(),
+  expected: adjustmentLineSchema,
+});
 
 export const trailEntrySchema = z.object({
   stream: z.string(),
@@ -76,6 +99,24 @@ export const auditedBetSchema = z.object({
     .object({ result: betResultSchema, payout: z.number().int(), commission: z.number().int() })
     .nullable(),
   refund: z.object({ amount: z.number().int(), reason: z.enum(['voided', 'cleared']) }).nullable(),
+  /** Every resettlement of the bet after a void or a corrected result, in order. */
+  adjustments: z.array(betAdjustmentSchema),
+  /**
+   * What the bet is paid in the end, once resettled (null if never): as the last resettlement
+   * recorded it, and `expected` as the rules give it. `settlement` keeps what it was first paid.
+   */
+  final: z
+    .object({
+      result: adjustedResultSchema,
+      payout: z.number().int(),
+      commission: z.number().int(),
+      expected: z.object({
+        result: adjustedResultSchema,
+        payout: z.number().int(),
+        commission: z.number().int(),
+      }),
+    })
+    .nullable(),
 });
 
 export const walletMovementSchema = z.object({
@@ -139,6 +180,7 @@ export const roundSummarySchema = z.object({
   banker: z.array(z.string()),
   bets: z.number().int(),
   staked: z.number().int(),
+  /** What the bets are paid in the end: settlement lines, as resettled since. */
   paidOut: z.number().int(),
   /** No finding points at this round (its stream or the wallet movements it caused). */
   ok: z.boolean(),

@@ -1,11 +1,17 @@
 import { explainThirdCards, type Card } from '@croupier/baccarat';
-import { parseRoundId, streams } from '@croupier/contracts';
+import { parseRoundId, streams, type Adjustment } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { verifyStreamChain } from './chain.js';
 import { describeEvent } from './describe.js';
 import { provenanceOf } from './parse.js';
 import type { RoundAudit, TrailEntry } from './reports.js';
-import { examineRound, type DealtCard, type RoundExamination } from './round-examination.js';
+import type { BetAdjustment } from './resettlement-check.js';
+import {
+  examineRound,
+  type BetExamination,
+  type DealtCard,
+  type RoundExamination,
+} from './round-examination.js';
 import { checkDigest } from './digest-check.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
@@ -165,7 +171,7 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
     corrections: [...examined.corrections],
     result: resultOf(examined),
     thirdCards: thirdCardsOf(examined.cards),
-    bets: examined.bets.map(({ bet, status, line, expected, refund }) => ({
+    bets: examined.bets.map(({ bet, status, line, expected, refund, adjustments }) => ({
       betId: bet.betId,
       playerId: bet.playerId,
       type: bet.type,
@@ -187,9 +193,53 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
           ? null
           : { result: expected.result, payout: expected.payout, commission: expected.commission },
       refund,
+      adjustments: adjustments.map((adjustment) => ({
+        stream: adjustment.at.stream,
+        revision: String(adjustment.at.revision),
+        resettlementId: adjustment.resettlementId,
+        kind: adjustment.kind,
+        recorded: adjustment.recorded === null ? null : adjustmentLineOf(adjustment.recorded),
+        expected: adjustmentLineOf(adjustment.expected),
+      })),
+      final: finalOf({ line, adjustments }),
     })),
     wallet: examined.wallet === null ? null : [...examined.wallet],
     verdict: verdict.verdict(ROUND_CHECKS),
+  };
+}
+
+function adjustmentLineOf(line: BetAdjustment['expected'] | Adjustment) {
+  return {
+    previousPayout: line.previousPayout,
+    payout: line.payout,
+    delta: line.delta,
+    result: line.result,
+    previousCommission: line.previousCommission,
+    commission: line.commission,
+  };
+}
+
+/**
+ * What a resettled bet is paid in the end: as its last resettlement line recorded it (its
+ * settlement line if no resettlement recorded one), and as the rules give it; null if it was
+ * never resettled.
+ */
+export function finalOf(
+  bet: Pick<BetExamination, 'line' | 'adjustments'>,
+): RoundAudit['bets'][number]['final'] {
+  const last = bet.adjustments.at(-1);
+  if (last === undefined) return null;
+  const recorded = bet.adjustments.findLast((a) => a.recorded !== null)?.recorded ?? bet.line;
+  const expected = {
+    result: last.expected.result,
+    payout: last.expected.payout,
+    commission: last.expected.commission,
+  };
+  return {
+    result: recorded?.result ?? expected.result,
+    payout: recorded?.payout ?? expected.payout,
+    commission: recorded?.commission ?? expected.commission,
+    expected,
   };
 }
 

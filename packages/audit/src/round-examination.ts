@@ -20,6 +20,13 @@ import { canonicalJson, type RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import type { VerdictBuilder } from './verdict.js';
 import { checkOutcome } from './outcome-check.js';
+import {
+  checkResettlement,
+  pendingResettlement,
+  type BetAdjustment,
+  type PaidLine,
+  type RoundForResettlement,
+} from './resettlement-check.js';
 import { checkRefund, checkSettlement } from './settlement-check.js';
 import { checkRoundWallet } from './wallet-check.js';
 
@@ -60,9 +67,14 @@ export interface BetExamination {
   /** What the paytable gives it, recomputed from the cards. */
   readonly expected: BetSettlement | null;
   readonly refund: { amount: number; reason: 'voided' | 'cleared' } | null;
+  /** Every resettlement line of the bet, as recorded and as recomputed, in order. */
+  readonly adjustments: readonly BetAdjustment[];
 }
 
-/** A wallet movement a round caused: a debit, a payout, a refund or accrued commission. */
+/**
+ * A wallet movement a round caused: a debit, a payout, a refund, accrued commission or a payout
+ * adjusted by a resettlement (its amount is the difference credited, negative when taken back).
+ */
 export interface WalletMovement {
   readonly stream: string;
   readonly revision: string;
@@ -103,6 +115,9 @@ export interface BetState {
   refund: { amount: number; reason: 'voided' | 'cleared' } | null;
   /** The BetPlaced that recorded it. */
   placed?: RecordedEvent;
+  /** What the rules pay it so far: its settlement recomputed, then each resettlement since. */
+  paid: PaidLine | null;
+  adjustments: BetAdjustment[];
 }
 
 /** What the round's state must be for each event, for the lifecycle findings. */
@@ -116,13 +131,16 @@ const expected: Partial<Record<string, string>> = {
   RoundResumed: 'paused',
   RoundVoided: 'not voided',
   CardCorrected: 'not voided',
+  RoundResultCorrected: 'completed, a card corrected since its result',
 };
 
 /**
  * Replays one round stream and checks it: the paytable, the third-card rule card by card, the
- * recorded result against the rules re-evaluated from the cards, every settlement line against
- * the paytable, every refund, and (given the wallet events of the round) that every debit is
- * closed by exactly one payout or refund of the right amount.
+ * recorded result (and any result corrected after a card correction) against the rules
+ * re-evaluated from the cards, every settlement line against the paytable, every refund, every
+ * resettlement after a void or a corrected result against what the rules pay now, and (given the
+ * wallet events of the round) that every debit is closed by exactly one payout or refund of the
+ * right amount and every resettlement line applied by exactly one payout adjustment.
  */
 export function examineRound(
   roundId: string,
@@ -145,6 +163,8 @@ export function examineRound(
   let settledBy: RecordedEvent | null = null;
   let settlementId: string | null = null;
   let voidRefunded = false as boolean;
+  /** A result corrected after the round was settled: settlement owes a resettlement by it. */
+  let correctedAfterSettlement = false as boolean;
   /** A card corrected after the result was recorded: a corrected result must follow. */
   let correctedSinceResult = false as boolean;
 
@@ -204,6 +224,8 @@ export function examineRound(
           expected: null,
           refund: null,
           placed: recorded,
+          paid: null,
+          adjustments: [],
         });
         break;
       }
@@ -257,27 +279,39 @@ export function examineRound(
           verdict,
         );
         break;
+      case 'RoundResultCorrected': {
+        // The corrected result is checked like RoundCompleted, against the cards as corrected.
+        const { reason: _reason, ...corrected } = event.data;
+        completed = corrected;
+        result = checkOutcome(player, banker, corrected, recorded, verdict);
+        correctedSinceResult = false;
+        if (settledBy !== null) correctedAfterSettlement = true;
+        break;
+      }
+      case 'RoundResettled':
+        checkResettlement(resettlementView(), event.data, recorded, verdict);
+        break;
       case 'BetsRefunded':
-        checkRefund({ status, bets }, event.data, recorded, verdict);
+        checkRefund({ status, settled: settledBy !== null, bets }, event.data, recorded, verdict);
         if (event.data.reason === 'voided') voidRefunded = true;
         break;
       case 'RoundVoided':
         status = 'voided';
         paused = false;
         break;
-      default:
-        // A result re-recorded after a card correction has RoundCompleted's shape: same check.
-        if (recorded.type === 'RoundResultCorrected') {
-          const corrected = (event as { data: Completed }).data;
-          completed = corrected;
-          result = checkOutcome(player, banker, corrected, recorded, verdict);
-          correctedSinceResult = false;
-        } else {
-          verdict.note(
-            `${recorded.stream}@${recorded.revision}: ${recorded.type} is shown but not verified by this auditor`,
-          );
-        }
     }
+  }
+
+  /** The round as a resettlement is checked against: the result the rules give, never the record. */
+  function resettlementView(): RoundForResettlement {
+    return {
+      status,
+      settledAt: settledBy,
+      correctedAfterSettlement,
+      rules: opened?.rules ?? null,
+      outcome: result ?? outcomeNow(),
+      bets: [...bets.values()],
+    };
   }
   if (correctedSinceResult) {
     verdict.fail(
@@ -363,6 +397,11 @@ export function examineRound(
         return status === 'voided' || status === 'none' ? `voids a ${status} round` : null;
       case 'CardCorrected':
         return status === 'voided' || status === 'none' ? `corrects a ${status} round` : null;
+      case 'RoundResultCorrected':
+        if (status !== 'completed') return `was recorded in a ${status} round`;
+        return correctedSinceResult
+          ? null
+          : 're-records the result, but no card was corrected since it was recorded';
       default:
         return null;
     }
@@ -474,7 +513,17 @@ export function examineRound(
   if (status === 'completed' && settledBy === null) {
     verdict.skip('payouts', 'the round is complete but not settled yet');
   }
-  if (status === 'voided' && voidRefunded) {
+  const pending = pendingResettlement(resettlementView());
+  if (pending !== null) {
+    verdict.note(`${stream}: ${pending}`);
+    verdict.pass('payouts', pending);
+  }
+  if (status === 'voided' && settledBy !== null) {
+    verdict.pass(
+      'refunds',
+      'voided after settlement: every stake comes back by resettlement (checked under payouts), not by refunds',
+    );
+  } else if (status === 'voided' && voidRefunded) {
     for (const state of bets.values()) {
       if (state.refund === null) {
         verdict.fail(
@@ -493,9 +542,8 @@ export function examineRound(
   }
 
   const refundedAll = [...bets.values()].every((state) => state.refund !== null);
-  const finished =
-    (status === 'completed' && settledBy !== null) ||
-    (status === 'voided' && (voidRefunded || refundedAll));
+  // Once settled, every stake is closed by its payout, whatever happened to the round since.
+  const finished = settledBy !== null || (status === 'voided' && (voidRefunded || refundedAll));
   const wallet =
     walletEvents === null
       ? null
@@ -506,6 +554,8 @@ export function examineRound(
             finished,
             settlementId,
             settledAt: settledBy,
+            place:
+              opened === null ? null : { tableId: opened.tableId, shiftId: opened.dealer.shiftId },
             bets: [...bets.values()],
             events: walletEvents,
           },

@@ -53,6 +53,11 @@ export function checkSettlement(
       rules,
     );
     state.expected = expected;
+    state.paid = {
+      result: expected.result,
+      payout: expected.payout,
+      commission: expected.commission,
+    };
     const line = lines.get(bet.betId);
     if (line === undefined) {
       verdict.fail(
@@ -107,9 +112,12 @@ export function checkSettlement(
   verdict.pass('payouts');
 }
 
-/** A refund must return a placed bet's stake to its player, once; as cleared only if cleared. */
+/**
+ * A refund must return a placed bet's stake to its player, once; as cleared only if cleared.
+ * A void after settlement is resettled (every bet paid its stake), never refunded.
+ */
 export function checkRefund(
-  round: { status: RoundStatus; bets: ReadonlyMap<string, BetState> },
+  round: { status: RoundStatus; settled: boolean; bets: ReadonlyMap<string, BetState> },
   data: Extract<RoundEvent, { type: 'BetsRefunded' }>['data'],
   recorded: RecordedEvent,
   verdict: VerdictBuilder,
@@ -121,6 +129,14 @@ export function checkRefund(
       'REFUND_MISMATCH',
       at,
       'stakes are refunded as voided but the round is not voided',
+    );
+  } else if (data.reason === 'voided' && round.settled) {
+    verdict.fail(
+      'refunds',
+      'REFUND_MISMATCH',
+      at,
+      'stakes are refunded as voided, but the round was settled: a void after settlement is resettled (its payouts adjusted to the stakes), not refunded',
+      { expected: 'a RoundResettled', found: 'BetsRefunded' },
     );
   }
   for (const line of data.lines) {

@@ -4,7 +4,7 @@ import { verifyStreamChain } from './chain.js';
 import { checkDigest } from './digest-check.js';
 import { locationOf } from './parse.js';
 import type { RoundSummary, ShoeReplay } from './reports.js';
-import { checkAgainstOrder, compareCards, verifyWalletExcerpts } from './round-audit.js';
+import { checkAgainstOrder, compareCards, finalOf, verifyWalletExcerpts } from './round-audit.js';
 import { examineRound } from './round-examination.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
@@ -149,7 +149,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
       banker: examined.cards.filter((c) => c.hand === 'banker').map((c) => c.card),
       bets: standing.length,
       staked: standing.reduce((sum, b) => sum + b.bet.amount, 0),
-      paidOut: standing.reduce((sum, b) => sum + (b.line?.payout ?? 0), 0),
+      paidOut: standing.reduce((sum, b) => sum + (finalOf(b)?.payout ?? b.line?.payout ?? 0), 0),
       ok: findings === 0,
       findings,
     });

@@ -15,9 +15,12 @@ export const CHECKS = {
   lifecycle:
     'Every round event came when the round allowed it: bets while betting was open, cards after it closed, one result, one settlement',
   outcome: 'The rules re-evaluated from the recorded cards give the recorded result',
-  payouts: "Every settlement line recomputed with the round's paytable equals the recorded one",
-  refunds: 'Voided rounds and cleared bets refund every stake exactly once',
-  debits: 'Every stake debited is closed by exactly one payout or refund of the recorded amount',
+  payouts:
+    "Every settlement line, and every resettlement line after a void or a corrected result, recomputed with the round's paytable equals the recorded one",
+  refunds:
+    'Rounds voided before settlement and cleared bets refund every stake exactly once (a round voided after settlement is resettled instead)',
+  debits:
+    'Every stake debited is closed by exactly one payout or refund of the recorded amount, and every resettlement line that moves money by exactly one payout adjustment',
   'streams-agree': "The round's cards are the cards its shoe handed it",
   commitment: 'The revealed seed matches the commitment published before the first card',
   'shuffle-order': 'Every card burned or dealt is the card the seed puts at its position',
@@ -59,6 +62,10 @@ export const FINDING_CODES = [
   'DEBIT_MISMATCH',
   'DEBIT_CLOSED_TWICE',
   'CREDIT_MISMATCH',
+  'RESETTLEMENT_MISMATCH',
+  'ADJUSTMENT_MISSING',
+  'ADJUSTMENT_UNMATCHED',
+  'ADJUSTMENT_MISMATCH',
   'STREAMS_DISAGREE',
   'SEED_MISSING',
   'COMMITMENT_MISMATCH',

@@ -15,14 +15,22 @@ export interface WalletBalance {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/** Commission is owed per table and dealer shift, as the wallet keys it. */
+const shiftKey = (tableId: string, shiftId: string): string => `${tableId}/${shiftId}`;
+
 /**
  * Every wallet's balance, folded from the wallet streams: a disposable read model like the
  * gateway's (same `name`/`apply`/`reset` shape), rebuilt by replaying the log into an empty one.
+ * It adds up as the wallet's own fold does (`evolveWallet` in services/wallet), a payout
+ * adjustment included: commission owed is kept per dealer shift, because a resettlement that
+ * lowers commission already collected for a shift gives the difference back to the balance.
  */
 export class WalletBalances {
   readonly name = 'wallet-balances';
   private readonly wallets = new Map<string, Mutable<WalletBalance>>();
   private readonly open = new Map<string, Set<string>>();
+  /** Per player, commission owed per `table/shift` (only positive amounts are kept). */
+  private readonly owed = new Map<string, Map<string, number>>();
 
   apply(event: RecordedEvent): void {
     if (!event.stream.startsWith('wallet-')) return;
@@ -31,6 +39,7 @@ export class WalletBalances {
     const { type, data } = parsed.data;
     const wallet = this.walletOf(data.playerId);
     const open = this.open.get(data.playerId)!;
+    const owed = this.owed.get(data.playerId)!;
     switch (type) {
       case 'FundsDeposited':
         wallet.balance += data.amount;
@@ -50,19 +59,27 @@ export class WalletBalances {
         open.delete(data.betId);
         break;
       case 'CommissionAccrued':
-        wallet.commissionOwed += data.amount;
+        addOwed(owed, shiftKey(data.tableId, data.shiftId), data.amount);
         break;
       case 'CommissionCollected':
+        addOwed(owed, shiftKey(data.tableId, data.shiftId), -data.amount);
         wallet.balance -= data.amount;
-        wallet.commissionOwed -= data.amount;
         break;
+      case 'PayoutAdjusted': {
+        const left = addOwed(owed, shiftKey(data.tableId, data.shiftId), data.commissionDelta);
+        // Commission already collected and now reduced comes back to the balance.
+        wallet.balance += data.delta + (left < 0 ? -left : 0);
+        break;
+      }
     }
     wallet.openStakes = open.size;
+    wallet.commissionOwed = [...owed.values()].reduce((sum, amount) => sum + amount, 0);
   }
 
   reset(): void {
     this.wallets.clear();
     this.open.clear();
+    this.owed.clear();
   }
 
   get(playerId: string): WalletBalance | undefined {
@@ -90,7 +107,16 @@ export class WalletBalances {
       };
       this.wallets.set(playerId, wallet);
       this.open.set(playerId, new Set());
+      this.owed.set(playerId, new Map());
     }
     return wallet;
   }
+}
+
+/** Adds to what a shift owes; answers the new amount (negative: more was collected than owed). */
+function addOwed(owed: Map<string, number>, key: string, amount: number): number {
+  const left = (owed.get(key) ?? 0) + amount;
+  if (left > 0) owed.set(key, left);
+  else owed.delete(key);
+  return left;
 }

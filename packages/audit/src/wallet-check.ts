@@ -1,13 +1,14 @@
 import { streams, walletEventSchema, type WalletEvent } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
+import type { BetAdjustment } from './resettlement-check.js';
 import type { BetState, RoundStatus, WalletMovement } from './round-examination.js';
 import type { VerdictBuilder } from './verdict.js';
 
 /** A wallet event of the round, reduced to what the money check compares. */
 interface Movement {
   readonly recorded: RecordedEvent;
-  readonly kind: 'debit' | 'payout' | 'refund' | 'accrued' | 'other';
+  readonly kind: 'debit' | 'payout' | 'refund' | 'accrued' | 'adjustment' | 'other';
   readonly type: string;
   readonly playerId: string;
   readonly betId: string;
@@ -15,7 +16,10 @@ interface Movement {
   readonly amount: number;
   readonly result: string | null;
   readonly reason: string | null;
+  /** The settlement, or the resettlement of an adjustment. */
   readonly settlementId: string | null;
+  /** A payout adjustment's change to the commission owed. */
+  readonly commissionDelta: number | null;
 }
 
 function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | null {
@@ -31,6 +35,7 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
         result: null,
         reason: null,
         settlementId: null,
+        commissionDelta: null,
       };
     case 'PayoutCredited':
       return {
@@ -42,6 +47,7 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
         result: event.data.result,
         reason: null,
         settlementId: event.data.settlementId,
+        commissionDelta: null,
       };
     case 'StakeRefunded':
       return {
@@ -53,6 +59,7 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
         result: null,
         reason: event.data.reason,
         settlementId: null,
+        commissionDelta: null,
       };
     case 'CommissionAccrued':
       return {
@@ -64,6 +71,19 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
         result: null,
         reason: null,
         settlementId: event.data.settlementId,
+        commissionDelta: null,
+      };
+    case 'PayoutAdjusted':
+      return {
+        ...base,
+        kind: 'adjustment',
+        betId: event.data.betId,
+        roundId: event.data.roundId,
+        amount: event.data.delta,
+        result: null,
+        reason: event.data.reason,
+        settlementId: event.data.resettlementId,
+        commissionDelta: event.data.commissionDelta,
       };
     case 'FundsDeposited':
     case 'FundsWithdrawn':
@@ -84,6 +104,7 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
         result: null,
         reason: typeof data['reason'] === 'string' ? data['reason'] : null,
         settlementId: null,
+        commissionDelta: null,
       };
     }
   }
@@ -101,6 +122,8 @@ export interface RoundMoney {
   readonly settlementId: string | null;
   /** The RoundSettled of the round, if any: every payout is credited after it. */
   readonly settledAt?: RecordedEvent | null;
+  /** The table and dealer shift the round was played in: where adjusted commission is owed. */
+  readonly place?: { readonly tableId: string; readonly shiftId: string } | null;
   readonly bets: readonly BetState[];
   readonly events: readonly RecordedEvent[];
 }
@@ -108,19 +131,22 @@ export interface RoundMoney {
 /**
  * Every stake debited for the round must be closed by exactly one payout (of its settlement
  * line's amount) or one refund (of the stake); every bet on the round must have been debited;
- * commission accrued must be what the settlement owes.
+ * commission accrued must be what the settlement owes; every resettlement line that moves money
+ * must be applied by exactly one payout adjustment of the recomputed difference.
  */
 export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): WalletMovement[] {
   const { roundId } = round;
   const betIds = new Set(round.bets.map((b) => b.bet.betId));
   const byBet = new Map<string, Movement[]>();
   const movements: WalletMovement[] = [];
+  const adjustments: Movement[] = [];
   for (const { recorded, event } of parseStream(round.events, walletEventSchema, verdict)) {
     const movement = movementOf(recorded, event);
     if (movement === null) continue;
     const ofRound =
       movement.roundId === null ? betIds.has(movement.betId) : movement.roundId === roundId;
     if (!ofRound) continue;
+    if (movement.kind === 'adjustment') adjustments.push(movement);
     if (recorded.stream !== streams.wallet(movement.playerId)) {
       verdict.fail(
         'event-schema',
@@ -144,7 +170,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       playerId: movement.playerId,
       betId: movement.betId,
       amount: movement.amount,
-      detail: movement.result ?? movement.reason,
+      detail: detailOf(movement),
       occurredAt: provenanceOf(recorded).occurredAt,
     });
   }
@@ -242,8 +268,128 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       { expected: 'a StakeDebited', found: null },
     );
   }
+  checkAdjustments(round, adjustments, verdict);
   verdict.pass('debits', open > 0 ? `${open} stake(s) still open: not paid or refunded yet` : null);
   return movements;
+}
+
+/** What a movement's detail column says: the payout's result, the refund's or adjustment's reason. */
+function detailOf(movement: Movement): string | null {
+  if (movement.kind !== 'adjustment') return movement.result ?? movement.reason;
+  const commission = movement.commissionDelta ?? 0;
+  return commission === 0
+    ? movement.reason
+    : `${movement.reason ?? 'adjustment'}, commission owed ${signed(commission)}`;
+}
+
+const signed = (amount: number): string => (amount > 0 ? `+${amount}` : String(amount));
+
+/**
+ * Every resettlement line of a standing bet that moves money (a payout difference, or commission
+ * owed changed on an accrued-commission table) is applied by exactly one PayoutAdjusted in the
+ * bet's player's wallet, after the resettlement, of the difference the rules give; a line that
+ * moves nothing has none, and no PayoutAdjusted stands without its line.
+ */
+function checkAdjustments(
+  round: RoundMoney,
+  adjustments: readonly Movement[],
+  verdict: VerdictBuilder,
+): void {
+  const expected = new Map<string, { state: BetState; line: BetAdjustment }>();
+  const resettlements = new Map<string, RecordedEvent>();
+  for (const state of round.bets) {
+    for (const line of state.adjustments) {
+      resettlements.set(line.resettlementId, line.at);
+      if (line.recorded === null) continue; // named by the payouts check: nothing was sent
+      expected.set(`${line.resettlementId}/${state.bet.betId}`, { state, line });
+    }
+  }
+  const matched = new Map<string, Movement>();
+  for (const movement of adjustments) {
+    const at = locationOf(movement.recorded);
+    const key = `${movement.settlementId ?? ''}/${movement.betId}`;
+    const match = expected.get(key);
+    if (match === undefined) {
+      const resettledAt = resettlements.get(movement.settlementId ?? '');
+      verdict.fail(
+        'debits',
+        'ADJUSTMENT_UNMATCHED',
+        at,
+        resettledAt === undefined
+          ? `PayoutAdjusted of ${movement.amount} for bet ${movement.betId} names resettlement ${movement.settlementId ?? '(none)'}, which round ${round.roundId} never recorded`
+          : `PayoutAdjusted of ${movement.amount} for bet ${movement.betId}, which the resettlement at ${resettledAt.stream}@${resettledAt.revision} does not adjust`,
+        { expected: 'no PayoutAdjusted', found: { delta: movement.amount } },
+      );
+      continue;
+    }
+    const first = matched.get(key);
+    if (first !== undefined) {
+      verdict.fail(
+        'debits',
+        'ADJUSTMENT_UNMATCHED',
+        at,
+        `bet ${movement.betId} is adjusted a second time for the resettlement at ${match.line.at.stream}@${match.line.at.revision} (first at ${first.recorded.stream}@${first.recorded.revision})`,
+        { expected: 'one PayoutAdjusted', found: 'two' },
+      );
+      continue;
+    }
+    matched.set(key, movement);
+    const { line, state } = match;
+    if (later(line.at, movement.recorded)) {
+      verdict.fail(
+        'debits',
+        'POSITION_INVALID',
+        at,
+        `bet ${movement.betId} is adjusted before the resettlement it applies was recorded (${line.at.stream}@${line.at.revision}): one of them was moved in the log or inserted after the fact`,
+        {
+          expected: `a position after ${line.at.position}`,
+          found: String(movement.recorded.position),
+        },
+      );
+    }
+    const recorded = movement.recorded.data as { tableId?: unknown; shiftId?: unknown };
+    const fields: [string, unknown, unknown][] = [
+      ['wallet', state.bet.playerId, movement.playerId],
+      ['difference', line.expected.delta, movement.amount],
+      ['commission owed change', line.expected.commissionDelta, movement.commissionDelta],
+      ['reason', line.kind, movement.reason],
+    ];
+    if (round.place) {
+      fields.push(['table', round.place.tableId, recorded.tableId]);
+      fields.push(['dealer shift', round.place.shiftId, recorded.shiftId]);
+    }
+    for (const [field, want, got] of fields) {
+      if (want === got) continue;
+      verdict.fail(
+        'debits',
+        'ADJUSTMENT_MISMATCH',
+        at,
+        `bet ${movement.betId}: PayoutAdjusted records ${field} ${String(got)}; the resettlement at ${line.at.stream}@${line.at.revision}, recomputed, gives ${String(want)}`,
+        { expected: want, found: got },
+      );
+    }
+  }
+  for (const [key, { state, line }] of expected) {
+    const moves = line.expected.delta !== 0 || line.expected.commissionDelta !== 0;
+    if (!moves || matched.has(key)) continue;
+    const commission =
+      line.expected.commissionDelta === 0
+        ? ''
+        : `, commission owed ${signed(line.expected.commissionDelta)}`;
+    verdict.fail(
+      'debits',
+      'ADJUSTMENT_MISSING',
+      locationOf(line.at),
+      `bet ${state.bet.betId} (${state.bet.playerId}): the resettlement pays a difference of ${signed(line.expected.delta)}${commission}, but no PayoutAdjusted in ${streams.wallet(state.bet.playerId)} applies it`,
+      {
+        expected: {
+          delta: line.expected.delta,
+          commissionDelta: line.expected.commissionDelta,
+        },
+        found: null,
+      },
+    );
+  }
 }
 
 function checkClosing(

@@ -1,11 +1,15 @@
 import type { RecordedEvent } from '@croupier/eventstore';
 
-/** The wallet events a round causes: what a round audit reads from the wallet streams. */
+/**
+ * The wallet events a round causes: what a round audit reads from the wallet streams. A payout
+ * adjusted after a resettlement (ADR 0009) is one: the audit checks it against the resettlement.
+ */
 export const ROUND_WALLET_EVENT_TYPES = [
   'StakeDebited',
   'PayoutCredited',
   'StakeRefunded',
   'CommissionAccrued',
+  'PayoutAdjusted',
 ] as const;
 
 const field = (event: RecordedEvent, name: 'roundId' | 'betId'): string | undefined => {

@@ -1,9 +1,11 @@
 import { verifyExport, type RoundAudit, type ShoeReplay } from '@croupier/audit';
-import { presetConfig, type Role } from '@croupier/contracts';
+import type { Card } from '@croupier/baccarat';
+import { DomainError, presetConfig, streams, type Role } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, GAME_RECALL_COLUMNS, rebuildProjections, snapshotOf } from '../src/index.js';
 import { as, playShoe, startCasino, waitForWallets, type Casino } from './support/casino.js';
+import { eventually } from './support/settlement-play.js';
 
 /**
  * The audit API on a real system (in-memory PGlite): single-deck tables shuffle for every round,
@@ -216,12 +218,98 @@ describe('GET /v1/significant-events', () => {
   });
 });
 
+/**
+ * Disputes after settlement on a land-based scanner table (ADR 0009): bob's seat wins on the
+ * Banker, its commission is accrued and collected at a dealer change, then the round is voided
+ * (winnings taken back, the commission given back); alice's Player win becomes a tie when a
+ * supervisor corrects a misread card. Answers the two rounds once every adjustment is applied.
+ */
+async function playDisputes(): Promise<{ voided: string; corrected: string }> {
+  const { system } = casino;
+  const dealer = as('dan', 'dealer');
+  const supervisor = as('sue', 'supervisor');
+  await system.rounds.openTable(
+    {
+      tableId: 'court',
+      config: presetConfig('land-based', { cardSource: 'scanner', burn: false }),
+      dealing: { mode: 'manual', bettingWindowMs: 0 },
+    },
+    as('olga', 'operator'),
+  );
+  const play = async (playerId: string, type: string, cards: readonly Card[]) => {
+    let roundId = '';
+    for (let attempt = 0; roundId === ''; attempt++) {
+      try {
+        roundId = (await system.rounds.openRound('court', dealer)).roundId;
+      } catch (error) {
+        if (!(error instanceof DomainError) || error.code !== 'ROUND_IN_PROGRESS' || attempt > 400)
+          throw error;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    }
+    const bankerMode = type === 'banker' ? { bankerMode: 'commission' } : {};
+    await system.rounds.placeBets(
+      roundId,
+      playerId,
+      [{ type, amount: 2_000, seat: 2, ...bankerMode }],
+      as(playerId, 'player'),
+    );
+    await system.rounds.closeBetting(roundId, dealer);
+    for (const card of cards) await system.rounds.postScannedCard(roundId, card, dealer);
+    await system.rounds.confirmResult(roundId, dealer);
+    await waitForWallets(system, [playerId]);
+    return roundId;
+  };
+  const adjusted = (playerId: string, roundId: string) =>
+    eventually(async () => {
+      const wallet = await casino.store.readStream(streams.wallet(playerId));
+      expect(
+        wallet.some(
+          (e) => e.type === 'PayoutAdjusted' && (e.data as { roundId: string }).roundId === roundId,
+        ),
+      ).toBe(true);
+    });
+  // Banker 9C KH (a natural) beats Player 2D 3S.
+  const voided = await play('bob', 'banker', ['2D', '9C', '3S', 'KH']);
+  await system.rounds.changeDealer('court', 'dora', supervisor);
+  await eventually(async () => {
+    expect((await system.wallets.getWallet('bob')).commissionOwed).toBe(0);
+  });
+  await system.rounds.void(voided, 'wrong shoe', supervisor);
+  await adjusted('bob', voided);
+  // Player 9C KH beats Banker 2D 3S; the video shows a 7S, not the 3S: a tie.
+  const corrected = await play('alice', 'player', ['9C', '2D', 'KH', '3S']);
+  const position = (await system.rounds.getRound(corrected)).banker[1]!.shoePosition;
+  await system.rounds.correctCard(
+    corrected,
+    { shoePosition: position, card: '7S', reason: 'video review' },
+    supervisor,
+  );
+  await adjusted('alice', corrected);
+  await system.hub.sync();
+  return { voided, corrected };
+}
+
 describe('rebuilding the read models', () => {
   const players = ['alice', 'bob'];
   const live = () =>
     snapshotOf({ board: casino.system.board, history: casino.system.history }, players);
+  let disputed: { voided: string; corrected: string };
 
-  it('replays the log into fresh projections that equal the live ones', async () => {
+  beforeAll(async () => {
+    disputed = await playDisputes();
+  }, 120_000);
+
+  it('audits the disputed rounds as verified, their adjustments shown', async () => {
+    for (const roundId of [disputed.voided, disputed.corrected]) {
+      const audit = (await get(`/v1/audit/rounds/${roundId}`)).json<RoundAudit>();
+      expect(audit.verdict.findings).toEqual([]);
+      expect(audit.wallet?.map((m) => m.type)).toContain('PayoutAdjusted');
+      expect(audit.bets[0]?.final).not.toBeNull();
+    }
+  });
+
+  it('replays the log into fresh projections that equal the live ones, disputes and all', async () => {
     await casino.system.hub.sync();
     const rebuilt = await rebuildProjections(casino.store);
     expect(rebuilt.failures).toEqual([]);
@@ -240,7 +328,7 @@ describe('rebuilding the read models', () => {
   it('POST /v1/admin/rebuild rebuilds the live read models to the same state (operators only)', async () => {
     await casino.system.hub.sync();
     const before = live();
-    expect(before.tables?.length).toBe(2);
+    expect(before.tables?.length).toBe(3);
     const refused = await app.inject({
       method: 'POST',
       url: '/v1/admin/rebuild',

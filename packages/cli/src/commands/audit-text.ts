@@ -63,6 +63,8 @@ export function roundText(audit: RoundAudit): string {
         'recomputed',
         'commission',
         'refund',
+        'final',
+        'final recomputed',
       ],
       audit.bets.map((b) => [
         b.betId.slice(0, 8),
@@ -75,6 +77,9 @@ export function roundText(audit: RoundAudit): string {
         b.expected === null ? '-' : String(b.expected.payout),
         b.settlement === null ? '-' : String(b.settlement.commission),
         b.refund === null ? '-' : `${b.refund.amount} (${b.refund.reason})`,
+        // What a resettlement (void or corrected result after settlement) pays it in the end.
+        b.final === null ? '-' : `${b.final.payout} (${b.final.result})`,
+        b.final === null ? '-' : `${b.final.expected.payout} (${b.final.expected.result})`,
       ]),
     ).trimEnd(),
     '',

@@ -223,6 +223,8 @@ async function showRound(roundId) {
         'recomputed',
         'commission',
         'refund',
+        'final',
+        'final recomputed',
       ],
       audit.bets.map((/** @type {any} */ b) => [
         b.playerId,
@@ -234,6 +236,9 @@ async function showRound(roundId) {
         b.expected?.payout ?? '—',
         b.settlement?.commission ?? '—',
         b.refund ? `${b.refund.amount} (${b.refund.reason})` : '—',
+        // What a resettlement (void or corrected result after settlement) pays it in the end.
+        b.final ? `${b.final.payout} (${b.final.result})` : '—',
+        b.final ? `${b.final.expected.payout} (${b.final.expected.result})` : '—',
       ]),
     ),
     el('h3', {}, 'Wallet movements'),
