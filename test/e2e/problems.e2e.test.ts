@@ -436,16 +436,21 @@ describe('a scanner shoe', () => {
     expectStatus(await dealer(second, 'pause', REASON), 200);
     expectProblem(cards, await post(second, 'AD'), 'ROUND_PAUSED');
     expectStatus(await supervisor(second, 'void', REASON), 200);
+    // Refused before the shoe records it: the card stays in the shoe for the next round.
+    const shoeEvents = async () =>
+      (await harness.store.readStream(`shoe-${second.slice(0, second.lastIndexOf('.'))}`)).length;
+    const recorded = await shoeEvents();
     expectProblem(cards, await post(second, 'AD'), 'ROUND_FINISHED');
+    expect(await shoeEvents()).toBe(recorded);
     expectProblem(correction, await correct(second, position, '5C'), 'ROUND_FINISHED');
 
-    // Another, and the shoe closed behind it: the shoe refuses first.
+    // Another, and the shoe closed behind it: the voided round refuses before the shoe is asked.
     const third = (await openRound(harness.api, 'prob-scan')).roundId;
     expectStatus(await dealer(third, 'close-betting'), 200);
     expectStatus(await post(third, '2C'), 200);
     expectStatus(await supervisor(third, 'void', REASON), 200);
     expectStatus(await as('supervisor').post('/v1/tables/prob-scan/shoes/current/close'), 200);
-    expectProblem(cards, await post(third, '2H'), 'SHOE_CLOSED');
+    expectProblem(cards, await post(third, '2H'), 'ROUND_FINISHED');
     expectProblem(
       'POST /v1/rounds/{roundId}/cut-card',
       await dealer(third, 'cut-card'),

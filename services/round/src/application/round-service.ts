@@ -399,6 +399,9 @@ export class RoundService {
     if (round.status === 'betting')
       throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
     if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
+    // Refused before the shoe records the card: a voided round takes no more cards.
+    if (round.status === 'voided')
+      throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided`);
     const hands = {
       player: round.player.map((c) => c.card),
       banker: round.banker.map((c) => c.card),
