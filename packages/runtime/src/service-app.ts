@@ -1,5 +1,6 @@
 import type { EventStore } from '@croupier/eventstore';
 import { createHttpApp, TokenAuthority, type HttpApp, type HttpAppOptions } from '@croupier/http';
+import { recordFailedLogins } from './security-log.js';
 
 /** Whether the store answers: one read of one stream. */
 export async function storeAnswers(store: EventStore): Promise<boolean> {
@@ -20,10 +21,10 @@ export interface ServiceAppSettings {
 
 /**
  * The HTTP app of a service process: the common plumbing (roles, problems, rate limit,
- * metrics) configured from the environment, ready when its store answers and when every
- * other dependency it names does (Redis, for a BullMQ bus).
+ * metrics, failed logins recorded in the security log) configured from the environment, ready
+ * when its store answers and when every other dependency it names does (Redis, for a BullMQ bus).
  */
-export function createServiceApp(options: {
+export async function createServiceApp(options: {
   readonly title: string;
   readonly settings: ServiceAppSettings;
   readonly store: EventStore;
@@ -34,7 +35,7 @@ export function createServiceApp(options: {
   readonly onProblem?: HttpAppOptions['onProblem'];
 }): Promise<HttpApp> {
   const { settings, store } = options;
-  return createHttpApp({
+  const app = await createHttpApp({
     title: options.title,
     version: '1.0.0',
     tokens: new TokenAuthority(settings.JWT_SECRET),
@@ -49,4 +50,6 @@ export function createServiceApp(options: {
       return results;
     },
   });
+  recordFailedLogins(app, store);
+  return app;
 }

@@ -1,6 +1,7 @@
 import { playerIdSchema } from '@croupier/contracts';
 import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
 import { roundRoutes } from '@croupier/round';
+import { recordFailedLogins } from '@croupier/runtime';
 import { settlementRoutes } from '@croupier/settlement';
 import { shoeRoutes } from '@croupier/shoe';
 import { walletRoutes } from '@croupier/wallet';
@@ -8,7 +9,6 @@ import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
 import { GatewayMetrics } from './metrics.js';
-import { recordFailedLogins } from './security-log.js';
 import type { System } from './system.js';
 
 export const API_VERSION = '1.0.0';

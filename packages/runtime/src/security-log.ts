@@ -5,9 +5,10 @@ import type { HttpApp } from '@croupier/http';
 
 /**
  * Records every request refused for want of a valid token as an AuthenticationFailed event in
- * the day's security stream, so failed logins appear among the significant events. Recording
- * is off the request's path (a failure to record is logged, not returned to the client); rate
- * limiting per client bounds how many an attacker can cause.
+ * the day's security stream, so failed logins appear among the significant events, whichever
+ * process they reached: the gateway, or a service run alone (createServiceApp). Recording is off
+ * the request's path (a failure to record is logged, not returned to the client); rate limiting
+ * per client bounds how many an attacker can cause.
  */
 export function recordFailedLogins(app: HttpApp, store: EventStore): void {
   app.addHook('onResponse', (request, reply, done) => {
