@@ -2,9 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { presetConfig, type Role } from '@croupier/contracts';
 import { TokenAuthority, type HttpApp } from '@croupier/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, TEST_SECRETS, type Harness } from '../support/harness.js';
+import { ACCESS_POLICY as POLICY } from '../support/access-policy.js';
+import { DEPLOYMENT, startHarness, TEST_SECRETS, type Harness } from '../support/harness.js';
 import { fund, openRound, openTable, placeBets, type RoundView } from '../support/play.js';
 import {
+  deliver,
+  deploymentEndpoints,
   endpointsOf,
   eventsAfter,
   expectProblem,
@@ -14,101 +17,17 @@ import {
   isStateEvent,
   lastPosition,
   type Endpoint,
+  type Server,
 } from '../support/surface.js';
 
 /**
  * Who may call what: every endpoint of the gateway and of the services' internal routes, as
- * every role and with every kind of bad token. The table below is the intended policy, written
- * out by hand; the test checks the running API against it, and that it names every route (a
- * new route fails this test until its row is written).
+ * every role and with every kind of bad token, against the intended policy written out by hand
+ * (test/support/access-policy.ts). In one process the routes are read from the apps themselves,
+ * so a new route fails this test until its row is written. In the distributed deployment every
+ * process is asked over HTTP for the routes it serves, each as the Ingress routes it (services
+ * first, the gateway for the rest): the same matrix, against every process.
  */
-
-const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
-const STAFF_AND_SELF = ['player', 'supervisor', 'operator', 'regulator'] as const;
-const DEALING = ['dealer', 'supervisor'] as const;
-
-interface Rule {
-  /** Roles that may call it, or 'public' (no token needed). */
-  readonly roles: readonly Role[] | 'public';
-  /** A player may call it only for their own :playerId. */
-  readonly selfOnly?: true;
-}
-
-const PUBLIC: Rule = { roles: 'public' };
-const SYSTEM: Rule = { roles: ['system'] };
-
-const POLICY: Record<string, Rule> = {
-  // Probes, documentation and the console page (its API calls need a token).
-  'GET /health': PUBLIC,
-  'GET /ready': PUBLIC,
-  'GET /docs': PUBLIC,
-  'GET /docs/': PUBLIC,
-  'GET /docs/static/index.html': PUBLIC,
-  'GET /docs/static/swagger-initializer.js': PUBLIC,
-  'GET /docs/json': PUBLIC,
-  'GET /docs/yaml': PUBLIC,
-  'GET /console': PUBLIC,
-  'GET /console/console.js': PUBLIC,
-  'GET /console/console.css': PUBLIC,
-  'GET /console/roads.js': PUBLIC,
-  // Business figures: the operator's and the regulator's (METRICS_PUBLIC is off by default).
-  'GET /metrics': { roles: ['operator', 'regulator'] },
-
-  'POST /v1/tables': { roles: ['operator'] },
-  'GET /v1/tables': { roles: EVERYONE },
-  'GET /v1/tables/:tableId': { roles: EVERYONE },
-  'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
-  'POST /v1/tables/:tableId/close': { roles: ['operator'] },
-  'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
-  'POST /v1/tables/:tableId/shoes': { roles: DEALING },
-  'POST /v1/tables/:tableId/shoes/current/close': { roles: ['supervisor', 'operator'] },
-  'POST /v1/tables/:tableId/rounds': { roles: DEALING },
-
-  'GET /v1/rounds/:roundId': { roles: EVERYONE },
-  // A player bets, clears and rebets as themselves: the player id is the token's subject.
-  'POST /v1/rounds/:roundId/bets': { roles: ['player'] },
-  'DELETE /v1/rounds/:roundId/bets': { roles: ['player'] },
-  'POST /v1/rounds/:roundId/rebet': { roles: ['player'] },
-  'POST /v1/rounds/:roundId/close-betting': { roles: DEALING },
-  'POST /v1/rounds/:roundId/deal': { roles: DEALING },
-  'POST /v1/rounds/:roundId/confirm': { roles: DEALING },
-  'POST /v1/rounds/:roundId/cut-card': { roles: DEALING },
-  'POST /v1/rounds/:roundId/cards': { roles: DEALING },
-  'POST /v1/rounds/:roundId/pause': { roles: DEALING },
-  'POST /v1/rounds/:roundId/resume': { roles: ['supervisor'] },
-  'POST /v1/rounds/:roundId/void': { roles: ['supervisor'] },
-  'POST /v1/rounds/:roundId/cards/:shoePosition/correction': { roles: ['supervisor'] },
-
-  'GET /v1/shoes/:shoeId': { roles: EVERYONE },
-  'POST /v1/shoes/:shoeId/burn': { roles: DEALING },
-
-  'POST /v1/wallets/:playerId/deposits': { roles: ['operator'] },
-  'POST /v1/wallets/:playerId/withdrawals': { roles: ['operator'] },
-  'GET /v1/wallets/:playerId': { roles: STAFF_AND_SELF, selfOnly: true },
-  'GET /v1/wallets/:playerId/transactions': { roles: STAFF_AND_SELF, selfOnly: true },
-  'GET /v1/players/:playerId/history': { roles: STAFF_AND_SELF, selfOnly: true },
-  'GET /v1/players/:playerId/history.csv': { roles: ['operator', 'supervisor', 'regulator'] },
-
-  'GET /v1/audit/rounds/:roundId': { roles: ['regulator', 'operator', 'supervisor'] },
-  'GET /v1/audit/shoes/:shoeId/replay': { roles: ['regulator', 'operator'] },
-  'GET /v1/audit/shoes/:shoeId/export': { roles: ['regulator', 'operator'] },
-  'GET /v1/significant-events': { roles: ['operator', 'supervisor', 'regulator'] },
-  'GET /v1/settlements': { roles: ['operator', 'regulator'] },
-  'POST /v1/admin/rebuild': { roles: ['operator'] },
-
-  // Service to service: service tokens only.
-  'POST /internal/v1/tables/:tableId/shoes': SYSTEM,
-  'GET /internal/v1/shoes/:shoeId': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': SYSTEM,
-  'GET /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/correction': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cut-card': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/burn': SYSTEM,
-  'POST /internal/v1/shoes/:shoeId/close': SYSTEM,
-  'POST /internal/v1/wallets/:playerId/stakes': SYSTEM,
-  'POST /internal/v1/wallets/:playerId/stakes/:betId/refund': SYSTEM,
-};
 
 const keyOf = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.url}`;
 
@@ -124,30 +43,40 @@ interface Caller {
 
 describe('the authorization matrix: every endpoint x every role and every bad token', () => {
   let harness: Harness;
-  let internal: HttpApp;
+  let internal: HttpApp | null = null;
   let round: RoundView;
   let endpoints: Endpoint[];
   let counter = 0;
 
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
-    internal = await internalApp(harness.system);
+    harness = await startHarness({ store: 'postgres', gateway: true });
     await openTable(harness.api, 'authz', 'live');
     await openTable(harness.api, 'authz-closable', 'live');
     await fund(harness.api, ['amy', 'bob'], 1_000_000);
     round = await openRound(harness.api, 'authz');
     await placeBets(harness.api, round.roundId, 'amy', [{ type: 'player', amount: 100 }]);
-    endpoints = [
-      ...endpointsOf(harness.app, 'gateway'),
-      ...endpointsOf(internal, 'internal').filter((e) => e.url.startsWith('/internal/')),
-    ];
+    if (harness.cluster === null) {
+      internal = await internalApp(harness.system);
+      endpoints = [
+        ...endpointsOf(harness.app, 'gateway'),
+        ...endpointsOf(internal, 'internal').filter((e) => e.url.startsWith('/internal/')),
+      ];
+    } else {
+      endpoints = await deploymentEndpoints(harness.cluster.processes, Object.keys(POLICY));
+    }
   });
   afterAll(async () => {
-    await internal.close();
+    await internal?.close();
     await harness.close();
   });
 
-  const tokens = () => harness.system.tokens;
+  /** Who serves an endpoint: an app of this process, or a process of the deployment. */
+  const serverOf = (endpoint: Endpoint): Server => {
+    if (harness.cluster !== null) return harness.cluster.get(endpoint.surface).url;
+    return endpoint.surface === 'internal' ? internal! : harness.app;
+  };
+
+  const tokens = () => harness.tokens;
   const issue = (role: Role, id: string, expiresIn?: number) =>
     tokens()
       .issue({ id, role }, expiresIn)
@@ -299,25 +228,59 @@ describe('the authorization matrix: every endpoint x every role and every bad to
   async function call(endpoint: Endpoint, caller: Caller) {
     const { url, body } = requestFor(endpoint, caller);
     const authorization = await caller.authorization();
-    const app = endpoint.surface === 'internal' ? internal : harness.app;
-    const response = await app.inject({
+    const response = await deliver(serverOf(endpoint), {
       method: endpoint.method,
       url,
       headers: authorization === undefined ? {} : { authorization },
       ...(body === undefined ? {} : { payload: body as object }),
     });
+    const where = harness.cluster === null ? '' : ` at ${endpoint.surface}`;
     return {
       response,
-      what: `${caller.name}: ${endpoint.method} ${url} -> ${response.statusCode}`,
+      what: `${caller.name}: ${endpoint.method} ${url}${where} -> ${response.statusCode}`,
     };
   }
 
-  it('has a row for every route, and every row names a route', () => {
-    const served = new Set(endpoints.map(keyOf));
-    expect(endpoints.length).toBeGreaterThan(50);
-    expect([...served].filter((key) => POLICY[key] === undefined)).toEqual([]);
-    expect(Object.keys(POLICY).filter((key) => !served.has(key))).toEqual([]);
-  });
+  it.runIf(DEPLOYMENT === 'single')(
+    'has a row for every route, and every row names a route (single-process run: routes read from the apps)',
+    () => {
+      const served = new Set(endpoints.map(keyOf));
+      expect(endpoints.length).toBeGreaterThan(50);
+      expect([...served].filter((key) => POLICY[key] === undefined)).toEqual([]);
+      expect(Object.keys(POLICY).filter((key) => !served.has(key))).toEqual([]);
+    },
+  );
+
+  // The processes cannot be asked for their route tables: the single-process run reads them
+  // from the very route functions the services register, internal routes included.
+  it.runIf(DEPLOYMENT === 'distributed')(
+    'has every row served by a process, and a row for every route a process documents (distributed run: the processes asked over HTTP)',
+    async () => {
+      const cluster = harness.cluster!;
+      const served = new Set(endpoints.map(keyOf));
+      expect(Object.keys(POLICY).filter((key) => !served.has(key))).toEqual([]);
+      // Every process serves its own probes, documentation and metrics.
+      for (const process of cluster.processes)
+        expect(endpoints.filter((e) => e.surface === process.id).map(keyOf), process.id).toEqual(
+          expect.arrayContaining(['GET /health', 'GET /ready', 'GET /metrics']),
+        );
+      for (const process of cluster.processes) {
+        const document = (await (await fetch(`${process.url}/docs/json`)).json()) as {
+          paths: Record<string, Record<string, unknown>>;
+        };
+        const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+          Object.keys(operations).map(
+            (method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`,
+          ),
+        );
+        expect(documented.length, process.id).toBeGreaterThan(0);
+        expect(
+          documented.filter((key) => POLICY[key] === undefined),
+          process.id,
+        ).toEqual([]);
+      }
+    },
+  );
 
   it('refuses every forbidden combination with 401/403 problem+json, and changes nothing', async () => {
     const before = await lastPosition(harness.store);
@@ -368,50 +331,41 @@ describe('the authorization matrix: every endpoint x every role and every bad to
 
   it('keeps a player to their own wallet, movements and history, and their own bets in a round', async () => {
     const amy = await issue('player', 'amy');
+    /** A request as the API's clients make it (to the process serving it, when distributed). */
+    const asAmy = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
+      const response = await harness.api.raw(method, url, payload, amy);
+      return {
+        statusCode: response.status,
+        headers: response.headers,
+        body: typeof response.body === 'string' ? response.body : JSON.stringify(response.body),
+        value: response.body,
+      };
+    };
     for (const url of [
       '/v1/wallets/bob',
       '/v1/wallets/bob/transactions',
       '/v1/players/bob/history',
     ]) {
-      const response = await harness.app.inject({
-        method: 'GET',
-        url,
-        headers: { authorization: amy },
-      });
-      expect(expectProblem(response, url).code).toBe('FORBIDDEN');
+      expect(expectProblem(await asAmy('GET', url), url).code).toBe('FORBIDDEN');
     }
-    const own = await harness.app.inject({
-      method: 'GET',
-      url: '/v1/wallets/amy',
-      headers: { authorization: amy },
-    });
+    const own = await asAmy('GET', '/v1/wallets/amy');
     expect(own.statusCode).toBe(200);
     // A bet is placed for the token's subject, whatever the body says.
     const fresh = await openRound(harness.api, 'authz-own').catch(async () => {
       await openTable(harness.api, 'authz-own', 'live');
       return openRound(harness.api, 'authz-own');
     });
-    const response = await harness.app.inject({
-      method: 'POST',
-      url: `/v1/rounds/${fresh.roundId}/bets`,
-      headers: { authorization: amy },
-      payload: { bets: [{ type: 'player', amount: 100, betId: randomUUID() }], playerId: 'bob' },
+    const response = await asAmy('POST', `/v1/rounds/${fresh.roundId}/bets`, {
+      bets: [{ type: 'player', amount: 100, betId: randomUUID() }],
+      playerId: 'bob',
     });
     expect(expectProblem(response, 'a playerId in a bet body').code).toBe('VALIDATION_ERROR');
     await placeBets(harness.api, fresh.roundId, 'bob', [{ type: 'banker', amount: 100 }]);
     await placeBets(harness.api, fresh.roundId, 'amy', [{ type: 'player', amount: 100 }]);
-    const seen = await harness.app.inject({
-      method: 'GET',
-      url: `/v1/rounds/${fresh.roundId}`,
-      headers: { authorization: amy },
-    });
-    expect(seen.json<RoundView>().bets.map((bet) => bet.playerId)).toEqual(['amy']);
+    const seen = await asAmy('GET', `/v1/rounds/${fresh.roundId}`);
+    expect((seen.value as RoundView).bets.map((bet) => bet.playerId)).toEqual(['amy']);
     // Clearing bets clears only the caller's own.
-    const cleared = await harness.app.inject({
-      method: 'DELETE',
-      url: `/v1/rounds/${fresh.roundId}/bets`,
-      headers: { authorization: amy },
-    });
+    const cleared = await asAmy('DELETE', `/v1/rounds/${fresh.roundId}/bets`);
     expect(cleared.statusCode).toBe(200);
     const asSupervisor = await harness.api
       .as('supervisor')

@@ -12,6 +12,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, httpTransport } from '../support/api.js';
 import { Cluster, CLUSTER_SECRETS } from '../support/cluster.js';
+import { DEPLOYMENT } from '../support/harness.js';
 import { checkMoney, settledEverywhere } from '../support/invariants.js';
 import { fund, openTable, playRound } from '../support/play.js';
 
@@ -19,7 +20,10 @@ import { fund, openTable, playRound } from '../support/play.js';
  * Two settlement instances: one is active per subscription (a PostgreSQL advisory lock), the
  * other stands by. Killing the active one hands its work over, and nothing is settled twice.
  */
-describe('settlement failover between two processes', () => {
+const FAILOVER =
+  'settlement failover between two processes (distributed run only: it starts processes of its own, the same in both runs)';
+
+describe.skipIf(DEPLOYMENT === 'single')(FAILOVER, () => {
   let postgres: IsolatedPostgres;
   let redis: RedisProcess;
   let cluster: Cluster;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import { allEvents, checkMoney, settledEverywhere } from '../support/invariants.js';
 import { betAndHangUpUnanswered, betThenHangUp } from '../support/player-connection.js';
 import {
@@ -19,10 +20,25 @@ const SETTLED_BET = ['BetPlaced', 'PayoutCredited', 'RoundSettled', 'StakeDebite
 /** The players who hang up bet at a table of their own, apart from the other tests' rounds. */
 const HANG_UP_TABLE = 'hang-up-e2e';
 
+/**
+ * Server-side TCP connections on a local port left half-closed (CLOSE_WAIT): the peer hung up
+ * and the process listening there has not closed its side. From the kernel's table, so it sees
+ * into a process of its own.
+ */
+function halfClosedOn(port: number): number {
+  const local = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([, localAddress, , state]) => localAddress?.endsWith(local) && state === '08').length;
+}
+
 describe('round lifecycle on PostgreSQL', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    // Distributed, the gateway serves the game history.
+    harness = await startHarness({ store: 'postgres', gateway: true });
     await openTable(harness.api, 'generic-e2e', 'generic');
     await openTable(harness.api, HANG_UP_TABLE, 'generic');
     await fund(harness.api, ['pia', 'quin'], 100_000);
@@ -51,9 +67,21 @@ describe('round lifecycle on PostgreSQL', () => {
     );
   }
 
-  /** One process: waits until its server holds no connection, so it saw the player hang up. */
+  /**
+   * Waits until the server saw the player hang up. One process: its server holds no connection
+   * at all. Distributed: the round process, another process, holds none half-closed.
+   */
   async function serverSawHangUp(): Promise<void> {
-    if (DEPLOYMENT !== 'single') return; // the services' servers are other processes
+    if (harness.cluster !== null) {
+      const { port } = harness.cluster.get('round');
+      await vi.waitFor(
+        () => {
+          expect(halfClosedOn(port)).toBe(0);
+        },
+        { timeout: 5_000, interval: 20 },
+      );
+      return;
+    }
     const { server } = harness.app;
     await vi.waitFor(
       async () => {
@@ -85,24 +113,22 @@ describe('round lifecycle on PostgreSQL', () => {
       200,
     );
     expect(round.bets).toContainEqual(expect.objectContaining({ betId, playerId }));
-    // Game history is served by the gateway's read side, not by the services themselves.
-    if (DEPLOYMENT === 'single') {
-      const history = await vi.waitFor(
-        async () => {
-          const rounds = expectStatus(
-            await api
-              .as('player', playerId)
-              .get<{ roundId: string; status: string }[]>(`/v1/players/${playerId}/history`),
-            200,
-          );
-          const entry = rounds.find((played) => played.roundId === roundId);
-          expect(entry).toBeDefined();
-          return entry;
-        },
-        { timeout: 10_000, interval: 50 },
-      );
-      expect(history).toMatchObject({ roundId, status: 'complete' });
-    }
+    // Game history is served by the gateway's read side (beside the services, distributed).
+    const history = await vi.waitFor(
+      async () => {
+        const rounds = expectStatus(
+          await api
+            .as('player', playerId)
+            .get<{ roundId: string; status: string }[]>(`/v1/players/${playerId}/history`),
+          200,
+        );
+        const entry = rounds.find((played) => played.roundId === roundId);
+        expect(entry).toBeDefined();
+        return entry;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(history).toMatchObject({ roundId, status: 'complete' });
   }
 
   it('pauses and resumes: the paused round takes no bets and deals no cards, then goes on', async () => {

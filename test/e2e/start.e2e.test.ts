@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createEventStore } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { DEPLOYMENT } from '../support/harness.js';
 
 const MAIN = fileURLToPath(new URL('../../services/gateway/src/main.ts', import.meta.url));
 const SECRET = 'start-test-secret-0123456789abcdef012345';
@@ -26,7 +27,10 @@ function freePort(): Promise<number> {
 }
 
 /** `pnpm start` as a new user runs it: the gateway on the embedded store, dealing by itself. */
-describe('the gateway process', () => {
+/** Why the distributed run skips this file: it would run the very same process again. */
+const ONE_RUN = '(single-process run only: `pnpm start` is one process on the embedded store)';
+
+describe.skipIf(DEPLOYMENT === 'distributed')(`the gateway process ${ONE_RUN}`, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'croupier-start-'));
   let child: ChildProcess | null = null;
   let output = '';

@@ -15,10 +15,18 @@ import { Cluster, CLUSTER_SECRETS } from './cluster.js';
 export interface HarnessOptions {
   /** Real PostgreSQL in an isolated schema (default), or the embedded PGlite. */
   readonly store?: 'postgres' | 'pglite';
+  /** Settings of the system: the one process's, or every process's in the distributed one. */
   readonly env?: Record<string, string>;
   readonly bus?: SettlementBus;
   /** Replaces the wallet port the round service uses (fault injection). */
   readonly autoDeal?: boolean;
+  /**
+   * Distributed deployment only: also run the gateway beside the services, serving the routes
+   * no service serves (game history, audit, significant events), as an Ingress would send them.
+   * Asked for only where a test reads them: it is one more process. (In one process the gateway
+   * is the system.)
+   */
+  readonly gateway?: boolean;
 }
 
 /** A running Croupier for one test file: the system, its HTTP app (no port) and a client. */
@@ -30,6 +38,8 @@ export interface Harness {
   readonly config: GatewayConfig;
   /** Signs tokens the deployment accepts. */
   readonly tokens: TokenAuthority;
+  /** The distributed deployment's processes (to call, kill or restart one); null in one process. */
+  readonly cluster: Cluster | null;
   /**
    * Where a client with a connection of its own reaches `path` (http://host:port): the app
    * listening on a port of its own (one process), or the service serving it (distributed).
@@ -50,7 +60,7 @@ export const DEPLOYMENT: 'single' | 'distributed' =
   process.env.E2E_DEPLOYMENT === 'distributed' ? 'distributed' : 'single';
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  if (DEPLOYMENT === 'distributed') return startDistributedHarness();
+  if (DEPLOYMENT === 'distributed') return startDistributedHarness(options);
   let postgres: IsolatedPostgres | null = null;
   let store: EventStore;
   if ((options.store ?? 'postgres') === 'postgres') {
@@ -102,6 +112,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       system.tokens,
     ),
     tokens: system.tokens,
+    cluster: null,
     store,
     config,
     origin() {
@@ -142,10 +153,11 @@ const ROUTES: readonly [RegExp, 'round' | 'wallet' | 'shoe' | 'settlement'][] = 
 
 /**
  * The same suite against the distributed deployment: shoe, wallet, round and two settlement
- * instances as processes of their own on PostgreSQL and a Redis of the test's own, reached
- * over HTTP. The one-process System is not there: tests that drive it directly are skipped.
+ * instances (and the gateway, when asked) as processes of their own on PostgreSQL and a Redis of
+ * the test's own, reached over HTTP. The one-process System is not there: tests that drive it
+ * directly are skipped, naming why.
  */
-async function startDistributedHarness(): Promise<Harness> {
+async function startDistributedHarness(options: HarnessOptions): Promise<Harness> {
   const postgres = await isolatedPostgres('dist');
   const redis = await startRedisServer({ persistent: true });
   const cluster = await Cluster.create({
@@ -154,7 +166,8 @@ async function startDistributedHarness(): Promise<Harness> {
     redisUrl: redis.url,
     redisPrefix: postgres.schema,
     logDir: mkdtempSync(join(tmpdir(), 'croupier-dist-')),
-    env: { ORPHAN_GRACE_MS: '0' },
+    env: { ORPHAN_GRACE_MS: '0', ...options.env },
+    gateway: options.gateway ?? false,
   });
   const store = await createEventStore({
     kind: 'postgres',
@@ -163,9 +176,12 @@ async function startDistributedHarness(): Promise<Harness> {
   });
   const route = (path: string) => {
     const match = ROUTES.find(([pattern]) => pattern.test(path));
-    if (match === undefined)
-      throw new Error(`no service serves ${path} in the distributed deployment`);
-    return cluster.url(match[1]);
+    if (match !== undefined) return cluster.url(match[1]);
+    // What no service serves goes to the gateway, as the Ingress sends it (infra/k8s).
+    if (options.gateway === true) return cluster.url('gateway');
+    throw new Error(
+      `no service serves ${path} in the distributed deployment (start the harness with gateway: true)`,
+    );
   };
   const tokens = new TokenAuthority(CLUSTER_SECRETS.JWT_SECRET);
   const unavailable = (): never => {
@@ -180,6 +196,7 @@ async function startDistributedHarness(): Promise<Harness> {
     },
     api: new ApiClient(httpTransport(route), tokens),
     tokens,
+    cluster,
     origin: (path) => Promise.resolve(route(path)),
     store,
     get config() {

@@ -15,8 +15,12 @@ export interface Endpoint {
   readonly method: Method;
   /** The route template, e.g. `/v1/rounds/:roundId/bets`. */
   readonly url: string;
-  /** Which app serves it: the gateway, or the services' internal routes. */
-  readonly surface: 'gateway' | 'internal';
+  /**
+   * What serves it. In one process: `gateway` or `internal` (the services' internal routes, an
+   * app of their own here). In the distributed deployment: the process's id (`round`,
+   * `settlement-2`, `gateway`, ...).
+   */
+  readonly surface: string;
 }
 
 /**
@@ -53,6 +57,123 @@ export async function internalApp(system: System, rateLimitPerMinute = 0): Promi
   shoeInternalRoutes(app, { shoes: system.shoes });
   walletInternalRoutes(app, { wallets: system.wallets });
   return app;
+}
+
+/** A process of the distributed deployment, as the tests reach it. */
+export interface DeployedProcess {
+  readonly id: string;
+  readonly service: string;
+  readonly url: string;
+}
+
+/**
+ * The endpoints of the distributed deployment, as an Ingress routes them (infra/k8s): each
+ * service process with the routes it serves among `routes` ("METHOD /template"), the gateway
+ * (when it runs) with the routes no service serves, and the routes every process has (probes,
+ * /docs, /metrics) on every process. A process serves a route when, asked without a token, it
+ * answers anything but the router's 404 NOT_FOUND: a route it has answers 401 before any
+ * handler runs, or is public.
+ */
+export async function deploymentEndpoints(
+  processes: readonly DeployedProcess[],
+  routes: readonly string[],
+): Promise<Endpoint[]> {
+  const served = new Map<string, Set<string>>();
+  for (const process of processes) {
+    const own = new Set<string>();
+    for (const route of routes) {
+      const [method, url] = route.split(' ') as [Method, string];
+      const filled = fillPath(
+        url,
+        Object.fromEntries(paramsOf(url).map((name) => [name, `probe-${name}`])),
+      );
+      const answer = await deliver(process.url, { method, url: filled, headers: {} });
+      const notFound =
+        answer.statusCode === 404 &&
+        (JSON.parse(answer.body || '{}') as { code?: string }).code === 'NOT_FOUND';
+      if (!notFound) own.add(route);
+    }
+    served.set(process.id, own);
+  }
+  const services = processes.filter((p) => p.service !== 'gateway');
+  const everywhere = routes.filter((route) => services.every((p) => served.get(p.id)!.has(route)));
+  const byAService = new Set(services.flatMap((p) => [...served.get(p.id)!]));
+  const endpoints: Endpoint[] = [];
+  for (const process of processes) {
+    for (const route of served.get(process.id)!) {
+      const routed =
+        process.service !== 'gateway' || everywhere.includes(route) || !byAService.has(route);
+      if (!routed) continue;
+      const [method, url] = route.split(' ') as [Method, string];
+      endpoints.push({ method, url, surface: process.id });
+    }
+  }
+  return endpoints;
+}
+
+/** Who serves a surface: an app in this process (fastify's inject), or a process's base URL. */
+export type Server = HttpApp | string;
+
+/** One request, written out whole. */
+export interface RawRequest {
+  readonly method: Method;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  /** A string is sent as it is (with the headers' content-type); an object as JSON. */
+  readonly payload?: string | object;
+}
+
+/** An answer, as fastify's inject gives it. */
+export interface Answer {
+  readonly statusCode: number;
+  readonly headers: Record<string, unknown>;
+  readonly body: string;
+}
+
+/**
+ * Sends a request as it is written, to an app in this process or over HTTP to a process of the
+ * distributed deployment (redirects are not followed, as inject does not). Rejects when no
+ * answer comes within `timeoutMs`.
+ */
+export async function deliver(
+  server: Server,
+  request: RawRequest,
+  timeoutMs = 10_000,
+): Promise<Answer> {
+  if (typeof server !== 'string') {
+    let timer: NodeJS.Timeout | undefined;
+    const response = await Promise.race([
+      server.inject({
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        ...(request.payload === undefined ? {} : { payload: request.payload }),
+      }),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => {
+          reject(new Error(`no answer within ${timeoutMs} ms`));
+        }, timeoutMs);
+      }),
+    ]).finally(() => {
+      clearTimeout(timer);
+    });
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+  }
+  const json = typeof request.payload === 'object';
+  const response = await fetch(`${server}${request.url}`, {
+    method: request.method,
+    headers: { ...(json ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    redirect: 'manual',
+    signal: AbortSignal.timeout(timeoutMs),
+    ...(request.payload === undefined
+      ? {}
+      : { body: json ? JSON.stringify(request.payload) : request.payload }),
+  });
+  return {
+    statusCode: response.status,
+    headers: Object.fromEntries(response.headers),
+    body: await response.text(),
+  };
 }
 
 /** Fills a route template's parameters. */

@@ -1,0 +1,95 @@
+import type { Role } from '@croupier/contracts';
+
+/**
+ * Who may call what: the intended policy of every route of Croupier, written out by hand as
+ * "METHOD /route-template". The authorization matrix test checks the running API against it,
+ * and that it names every route (a new route fails that test until its row is written); the
+ * fuzz test reads the route list from it in the distributed deployment.
+ */
+
+const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
+const STAFF_AND_SELF = ['player', 'supervisor', 'operator', 'regulator'] as const;
+const DEALING = ['dealer', 'supervisor'] as const;
+
+export interface Rule {
+  /** Roles that may call it, or 'public' (no token needed). */
+  readonly roles: readonly Role[] | 'public';
+  /** A player may call it only for their own :playerId. */
+  readonly selfOnly?: true;
+}
+
+const PUBLIC: Rule = { roles: 'public' };
+const SYSTEM: Rule = { roles: ['system'] };
+
+export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
+  // Probes, documentation and the console page (its API calls need a token).
+  'GET /health': PUBLIC,
+  'GET /ready': PUBLIC,
+  'GET /docs': PUBLIC,
+  'GET /docs/': PUBLIC,
+  'GET /docs/static/index.html': PUBLIC,
+  'GET /docs/static/swagger-initializer.js': PUBLIC,
+  'GET /docs/json': PUBLIC,
+  'GET /docs/yaml': PUBLIC,
+  'GET /console': PUBLIC,
+  'GET /console/console.js': PUBLIC,
+  'GET /console/console.css': PUBLIC,
+  'GET /console/roads.js': PUBLIC,
+  // Business figures: the operator's and the regulator's (METRICS_PUBLIC is off by default).
+  'GET /metrics': { roles: ['operator', 'regulator'] },
+
+  'POST /v1/tables': { roles: ['operator'] },
+  'GET /v1/tables': { roles: EVERYONE },
+  'GET /v1/tables/:tableId': { roles: EVERYONE },
+  'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
+  'POST /v1/tables/:tableId/close': { roles: ['operator'] },
+  'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
+  'POST /v1/tables/:tableId/shoes': { roles: DEALING },
+  'POST /v1/tables/:tableId/shoes/current/close': { roles: ['supervisor', 'operator'] },
+  'POST /v1/tables/:tableId/rounds': { roles: DEALING },
+
+  'GET /v1/rounds/:roundId': { roles: EVERYONE },
+  // A player bets, clears and rebets as themselves: the player id is the token's subject.
+  'POST /v1/rounds/:roundId/bets': { roles: ['player'] },
+  'DELETE /v1/rounds/:roundId/bets': { roles: ['player'] },
+  'POST /v1/rounds/:roundId/rebet': { roles: ['player'] },
+  'POST /v1/rounds/:roundId/close-betting': { roles: DEALING },
+  'POST /v1/rounds/:roundId/deal': { roles: DEALING },
+  'POST /v1/rounds/:roundId/confirm': { roles: DEALING },
+  'POST /v1/rounds/:roundId/cut-card': { roles: DEALING },
+  'POST /v1/rounds/:roundId/cards': { roles: DEALING },
+  'POST /v1/rounds/:roundId/pause': { roles: DEALING },
+  'POST /v1/rounds/:roundId/resume': { roles: ['supervisor'] },
+  'POST /v1/rounds/:roundId/void': { roles: ['supervisor'] },
+  'POST /v1/rounds/:roundId/cards/:shoePosition/correction': { roles: ['supervisor'] },
+
+  'GET /v1/shoes/:shoeId': { roles: EVERYONE },
+  'POST /v1/shoes/:shoeId/burn': { roles: DEALING },
+
+  'POST /v1/wallets/:playerId/deposits': { roles: ['operator'] },
+  'POST /v1/wallets/:playerId/withdrawals': { roles: ['operator'] },
+  'GET /v1/wallets/:playerId': { roles: STAFF_AND_SELF, selfOnly: true },
+  'GET /v1/wallets/:playerId/transactions': { roles: STAFF_AND_SELF, selfOnly: true },
+  'GET /v1/players/:playerId/history': { roles: STAFF_AND_SELF, selfOnly: true },
+  'GET /v1/players/:playerId/history.csv': { roles: ['operator', 'supervisor', 'regulator'] },
+
+  'GET /v1/audit/rounds/:roundId': { roles: ['regulator', 'operator', 'supervisor'] },
+  'GET /v1/audit/shoes/:shoeId/replay': { roles: ['regulator', 'operator'] },
+  'GET /v1/audit/shoes/:shoeId/export': { roles: ['regulator', 'operator'] },
+  'GET /v1/significant-events': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/settlements': { roles: ['operator', 'regulator'] },
+  'POST /v1/admin/rebuild': { roles: ['operator'] },
+
+  // Service to service: service tokens only.
+  'POST /internal/v1/tables/:tableId/shoes': SYSTEM,
+  'GET /internal/v1/shoes/:shoeId': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': SYSTEM,
+  'GET /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/correction': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cut-card': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/burn': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/close': SYSTEM,
+  'POST /internal/v1/wallets/:playerId/stakes': SYSTEM,
+  'POST /internal/v1/wallets/:playerId/stakes/:betId/refund': SYSTEM,
+};
