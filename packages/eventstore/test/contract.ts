@@ -377,6 +377,38 @@ export function eventStoreContract(target: ContractTarget): void {
         });
       });
 
+      it('hashes what the client would hash, whatever the text: one event or a batch', async () => {
+        const tricky = {
+          quote: 'say "hi"',
+          slash: 'a\\b/c',
+          lines: 'one\ntwo\tthree\r',
+          unicode: 'é ✓ \u2028 \u2029 🎲 \u007f',
+          keys: { Z: 1, a: 2, é: 3, 'a b': [1.5, -0.25, 1e21, true, null] },
+        };
+        const types = ['Plain', 'With "quotes"', 'Back\\slash', 'Ünïcødé 🎲', 'line\u2028sep'];
+        const batch = types.map((type, n) => event(type, { ...tricky, n }, { 'méta"': type }));
+        const single = uniqueName('tricky');
+        let expected: bigint | 'no-stream' = 'no-stream';
+        for (const one of batch) {
+          await store.append(single, [one], { expectedVersion: expected });
+          expected = expected === 'no-stream' ? 0n : expected + 1n;
+        }
+        const batched = uniqueName('tricky');
+        const again = batch.map((one) => event(one.type, one.data, one.metadata));
+        await store.append(batched, again, { expectedVersion: 'no-stream' });
+        for (const stream of [single, batched]) {
+          let previous = GENESIS_HASH;
+          const stored = await store.readStream(stream);
+          expect(stored.map((e) => e.type)).toEqual(types);
+          stored.forEach((recorded, index) => {
+            expect(recorded.metadata['prevHash']).toBe(previous);
+            previous = chainHash(previous, batch[index]!);
+            expect(recorded.metadata['hash'], recorded.type).toBe(previous);
+          });
+          expect(await store.verifyStream(stream)).toMatchObject({ ok: true, events: 5 });
+        }
+      });
+
       it('verifies a missing stream as empty', async () => {
         const stream = uniqueName('none');
         expect(await store.verifyStream(stream)).toEqual({
