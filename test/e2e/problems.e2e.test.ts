@@ -54,10 +54,9 @@ const NEVER: Readonly<Record<Operation, readonly ErrorCode[]>> = {
   'POST /v1/tables/{tableId}/rounds': ['ROUND_NOT_FOUND', 'DUPLICATE_BET'],
   'POST /v1/tables/{tableId}/close': ['ROUND_IN_PROGRESS', 'SHOE_NOT_FOUND'],
   'POST /v1/tables/{tableId}/shoes': ['SHOE_NOT_FOUND', 'INSUFFICIENT_FUNDS'],
-  // An unknown table has no shoe: SHOE_NOT_FOUND.
-  'POST /v1/tables/{tableId}/shoes/current/close': ['TABLE_NOT_FOUND', 'INSUFFICIENT_FUNDS'],
-  // An unknown shoe is not waiting for its burn card: INVALID_DEAL.
-  'POST /v1/shoes/{shoeId}/burn': ['SHOE_NOT_FOUND', 'IMPOSSIBLE_CARD', 'INSUFFICIENT_FUNDS'],
+  'POST /v1/tables/{tableId}/shoes/current/close': ['INSUFFICIENT_FUNDS', 'BETTING_CLOSED'],
+  // The shown card is the shoe's first: the shoe can always hold it.
+  'POST /v1/shoes/{shoeId}/burn': ['IMPOSSIBLE_CARD', 'INSUFFICIENT_FUNDS'],
   // A first deposit opens the wallet; a deposit never takes money out.
   'POST /v1/wallets/{playerId}/deposits': ['WALLET_NOT_FOUND', 'INSUFFICIENT_FUNDS'],
   // A withdrawal names no currency; its amount is a positive integer by schema.
@@ -376,7 +375,7 @@ describe('dealing an rng round', () => {
     expectProblem(
       'POST /v1/tables/{tableId}/shoes/current/close',
       await as('supervisor').post('/v1/tables/nowhere/shoes/current/close'),
-      'SHOE_NOT_FOUND',
+      'TABLE_NOT_FOUND',
     );
   });
 });
@@ -404,7 +403,7 @@ describe('a scanner shoe', () => {
     const burnCard = (shoeId: string, card: string) =>
       as('dealer').post(`/v1/shoes/${shoeId}/burn`, { card });
     expectProblem(burn, await burnCard('prob-scan.1', 'ZZ'), 'VALIDATION_ERROR');
-    expectProblem(burn, await burnCard('nowhere.1', 'KS'), 'INVALID_DEAL');
+    expectProblem(burn, await burnCard('nowhere.1', 'KS'), 'SHOE_NOT_FOUND');
     expectStatus(await burnCard('prob-scan.1', 'KS'), 200);
     expectProblem(burn, await burnCard('prob-scan.1', 'KH'), 'INVALID_DEAL');
 

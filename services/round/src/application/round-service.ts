@@ -277,6 +277,7 @@ export class RoundService {
 
   /** Closes the table's current shoe early (operator), revealing its seed. */
   async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
+    await this.getTable(tableId); // an unknown table is TABLE_NOT_FOUND, not "no shoe"
     const shoe = await this.currentShoe(tableId);
     if (shoe === null) throw new DomainError('SHOE_NOT_FOUND', `table ${tableId} has no shoe`);
     const last = await this.latestRoundNumber(shoe.shoeId);

@@ -54,8 +54,14 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  /** An unknown table has no shoe: SHOE_NOT_FOUND, not TABLE_NOT_FOUND. */
-  closeCurrentShoe: ['SHOE_NOT_FOUND', 'ROUND_IN_PROGRESS', SEED_REVEALED, CONTENDED],
+  /** An unknown table is TABLE_NOT_FOUND; a table with no shoe yet, SHOE_NOT_FOUND. */
+  closeCurrentShoe: [
+    'TABLE_NOT_FOUND',
+    'SHOE_NOT_FOUND',
+    'ROUND_IN_PROGRESS',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
   /** INVALID_DEAL: the table's scanner shoe waits for its burn card. */
   openRound: [
     'TABLE_NOT_FOUND',

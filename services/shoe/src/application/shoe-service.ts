@@ -195,6 +195,8 @@ export class ShoeService implements ShoePort {
   }
 
   private seedOf(state: ShoeState): string {
+    if (state.status === 'none')
+      throw new DomainError('SHOE_NOT_FOUND', 'the shoe has not been shuffled');
     if (state.sealedSeed === null)
       throw new DomainError('WRONG_CARD_SOURCE', `shoe ${state.shoeId} has no seed`);
     return this.vault.unseal(state.sealedSeed, state.shoeId);

@@ -284,6 +284,8 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
       return events;
     }
     case 'BurnScannedCard': {
+      if (state.status === 'none')
+        throw new DomainError('SHOE_NOT_FOUND', 'the shoe has not been shuffled');
       if (state.status !== 'awaiting-burn') {
         throw new DomainError(
           'INVALID_DEAL',

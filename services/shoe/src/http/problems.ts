@@ -11,10 +11,10 @@ type Codes = readonly ErrorCode[];
 const CONTENDED = 'CONCURRENCY_CONFLICT' satisfies ErrorCode;
 
 /**
- * Only a shoe waiting for its burn card takes one (an unknown shoe, or one burnt already, is
- * not: INVALID_DEAL); the card shown is the shoe's first, so the shoe can always hold it.
+ * Only a shoe waiting for its burn card takes one (one burnt already, or an rng shoe, is not:
+ * INVALID_DEAL); the card shown is the shoe's first, so the shoe can always hold it.
  */
-const BURN: Codes = ['INVALID_DEAL', CONTENDED];
+const BURN: Codes = ['SHOE_NOT_FOUND', 'INVALID_DEAL', CONTENDED];
 
 export const SHOE_PROBLEMS = {
   getShoe: ['SHOE_NOT_FOUND'],
@@ -30,8 +30,8 @@ export const SHOE_PORT_PROBLEMS = {
   /** A shoe started already is answered as it is. */
   startShoe: [],
   getShoe: ['SHOE_NOT_FOUND'],
-  /** An unknown shoe has no seed to draw with either: WRONG_CARD_SOURCE. */
   drawRound: [
+    'SHOE_NOT_FOUND',
     'WRONG_CARD_SOURCE',
     'SHOE_CLOSED',
     'INVALID_DEAL',
