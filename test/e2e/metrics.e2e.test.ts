@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenAuthority } from '@croupier/http';
 import {
+  declares,
   isolatedPostgres,
+  sample,
   startRedisServer,
   type IsolatedPostgres,
   type RedisProcess,
@@ -20,7 +22,6 @@ import {
   playRound,
   settled,
 } from '../support/play.js';
-import { declares, sample } from '../support/prometheus.js';
 
 /**
  * The distributed deployment without the gateway: each process serves at /metrics what it

@@ -37,3 +37,4 @@ export {
   type GivenClause,
   type WhenClause,
 } from './decider-specification.js';
+export { declares, sample } from './prometheus.js';

@@ -5,31 +5,12 @@ import type { HttpApp } from '@croupier/http';
 import { BullMqSettlementBus } from '@croupier/messaging';
 import { SubscriptionMetrics } from '@croupier/runtime';
 import { OUTBOX_SUBSCRIPTION } from '@croupier/settlement';
-import { startRedisServer, type RedisProcess } from '@croupier/testkit';
+import { sample, startRedisServer, type RedisProcess } from '@croupier/testkit';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, GatewayMetrics, loadConfig, System, timedAppends } from '../src/index.js';
 import { as, startCasino, TEST_SECRETS, waitForWallets, type Casino } from './support/casino.js';
-
-/** The value of one sample of a Prometheus text exposition, or undefined when absent. */
-function sample(
-  text: string,
-  name: string,
-  labels: Record<string, string> = {},
-): number | undefined {
-  const wanted = Object.entries(labels);
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})? (\S+)$/.exec(line);
-    if (match === null || match[1] !== name) continue;
-    const found = new Map(
-      [...(match[3] ?? '').matchAll(/([a-zA-Z_]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!] as const),
-    );
-    if (wanted.every(([key, value]) => found.get(key) === value)) return Number(match[4]);
-  }
-  return undefined;
-}
 
 describe('/metrics: the game, the outbox and the store, from the log', () => {
   let casino: Casino;
