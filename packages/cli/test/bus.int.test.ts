@@ -1,40 +1,22 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { SETTLEMENT_MESSAGE_SCHEMA, type SettlementMessage } from '@croupier/contracts';
 import { BullMqSettlementBus, type SettlementConsumer } from '@croupier/messaging';
-import { isolatedRedisPrefix, type IsolatedRedisPrefix } from '@croupier/testkit';
+import {
+  isolatedRedisPrefix,
+  settlementMessage,
+  type IsolatedRedisPrefix,
+} from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run, type CommandIo } from '../src/index.js';
 
-function message(playerId: string): SettlementMessage {
-  const eventId = randomUUID();
-  return {
-    schema: SETTLEMENT_MESSAGE_SCHEMA,
-    messageId: randomUUID(),
-    kind: 'settlement',
-    roundId: 'live.1.1',
-    tableId: 'live',
-    shoeId: 'live.1',
+/** A Player win of 1,000 paying 2,000 to `playerId`. */
+const message = (playerId: string) =>
+  settlementMessage({
     playerId,
-    betId: randomUUID(),
     betType: 'player',
     bankerMode: null,
-    seat: null,
-    stake: 1_000,
     payout: 2_000,
-    result: 'win',
     commission: 0,
-    commissionMode: 'deducted',
-    currency: 'EUR',
-    adjustment: null,
-    reason: null,
-    settlementId: randomUUID(),
-    shiftId: randomUUID(),
-    eventId,
     position: '1',
-    verificationHash: createHash('sha256').update(eventId).digest('hex'),
-    occurredAt: new Date().toISOString(),
-  };
-}
+  });
 
 function captured(): CommandIo & { out: () => string; err: () => string } {
   let out = '';

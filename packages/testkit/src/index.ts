@@ -38,3 +38,4 @@ export {
   type WhenClause,
 } from './decider-specification.js';
 export { declares, sample } from './prometheus.js';
+export { settlementMessage } from './settlement-message.js';

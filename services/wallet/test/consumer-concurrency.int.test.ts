@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { SETTLEMENT_MESSAGE_SCHEMA, type SettlementMessage } from '@croupier/contracts';
 import { BullMqSettlementBus } from '@croupier/messaging';
 import {
   freePort,
   isolatedPostgres,
   isolatedRedisPrefix,
+  settlementMessage,
   type IsolatedPostgres,
   type IsolatedRedisPrefix,
 } from '@croupier/testkit';
@@ -15,36 +14,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
 /** A valid settlement message for a player the wallet has never seen. */
-function settlementMessage(): SettlementMessage {
-  const eventId = randomUUID();
-  return {
-    schema: SETTLEMENT_MESSAGE_SCHEMA,
-    messageId: randomUUID(),
-    kind: 'settlement',
-    roundId: 'live.1.1',
-    tableId: 'live',
-    shoeId: 'live.1',
+const newPlayerMessage = () =>
+  settlementMessage({
     playerId: 'wallet-test-player',
-    betId: randomUUID(),
     betType: 'player',
     bankerMode: null,
-    seat: null,
-    stake: 1_000,
     payout: 2_000,
-    result: 'win',
     commission: 0,
-    commissionMode: 'deducted',
-    currency: 'EUR',
-    adjustment: null,
-    reason: null,
-    settlementId: randomUUID(),
-    shiftId: randomUUID(),
-    eventId,
     position: '1',
-    verificationHash: createHash('sha256').update(eventId).digest('hex'),
-    occurredAt: new Date().toISOString(),
-  };
-}
+  });
 
 /**
  * WALLET_CONSUMER_CONCURRENCY=0 hands the settlement queue to another wallet system: the wallet
@@ -125,7 +103,7 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
       timeout: 120_000,
     },
     async () => {
-      const message = settlementMessage();
+      const message = newPlayerMessage();
       await bus.publish([message]);
       expect((await bus.jobCounts()).waiting).toBe(1);
 
