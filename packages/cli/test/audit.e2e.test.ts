@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import type { RoundAudit, ShoeReplay } from '@croupier/audit';
 import { DomainError, presetConfig, type CommandContext, type Role } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
-import { buildApp, loadConfig, System, type SystemOptions } from '@croupier/gateway';
+import { buildApp, loadConfig, System } from '@croupier/gateway';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run, type CommandIo } from '../src/index.js';
+import { silentLogger } from './support.js';
 
 /**
  * `casino audit/replay/export/verify/rebuild` against a real embedded store: a System plays on
@@ -18,18 +19,6 @@ const SECRETS = {
   JWT_SECRET: 'cli-audit-jwt-secret-0123456789abcdef0123',
   SHOE_SEED_KEY: 'cli-audit-seed-key-0123456789abcdef012345',
 };
-const noop = () => undefined;
-const silent = {
-  level: 'silent',
-  fatal: noop,
-  error: noop,
-  warn: noop,
-  info: noop,
-  debug: noop,
-  trace: noop,
-  silent: noop,
-  child: () => silent,
-} as unknown as SystemOptions['logger'];
 
 function as(id: string, role: Role): CommandContext {
   return {
@@ -60,7 +49,7 @@ const balances: Record<string, number> = {};
 async function startSystem(store: EventStore): Promise<System> {
   const system = await System.create({
     config: loadConfig(env),
-    logger: silent,
+    logger: silentLogger,
     store,
     autoDeal: false,
     sweepIntervalMs: 3_600_000,

@@ -2,27 +2,16 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandContext, Role, SettlementMessage } from '@croupier/contracts';
-import { buildApp, loadConfig, System, type SystemOptions } from '@croupier/gateway';
+import { buildApp, loadConfig, System } from '@croupier/gateway';
 import { presetConfig } from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { run, type CommandIo } from '../src/index.js';
+import { silentLogger } from './support.js';
 
 const SECRETS = {
   JWT_SECRET: 'cli-test-jwt-secret-0123456789abcdef01234',
   SHOE_SEED_KEY: 'cli-test-seed-key-0123456789abcdef0123456',
 };
-const noop = () => undefined;
-const silent = {
-  level: 'silent',
-  fatal: noop,
-  error: noop,
-  warn: noop,
-  info: noop,
-  debug: noop,
-  trace: noop,
-  silent: noop,
-  child: () => silent,
-} as unknown as SystemOptions['logger'];
 
 function as(role: Role, id: string = role): CommandContext {
   return {
@@ -72,7 +61,7 @@ describe('croupier reconcile against a running Croupier', () => {
       AUTO_TABLES: '',
       LOG_LEVEL: 'silent',
     });
-    system = await System.create({ config, logger: silent, autoDeal: false });
+    system = await System.create({ config, logger: silentLogger, autoDeal: false });
     await system.start();
     app = await buildApp(system);
     url = await app.listen({ host: '127.0.0.1', port: 0 });
