@@ -10,12 +10,12 @@ import {
   type ShoeReplay,
   type Verdict,
 } from '@croupier/audit';
-import { DomainError, presetConfig, streams, type TableConfig } from '@croupier/contracts';
+import { presetConfig, streams, type TableConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRoundEvidence, loadShoeEvidence, type System } from '../src/index.js';
-import { as, startCasino, waitForWallets } from './support/casino.js';
+import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
 import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
 
@@ -39,17 +39,8 @@ const OPEN = ['late', 'twice', 'early', 'posted'];
 const playersOf = (tableId: string) => [`${tableId}-a`, `${tableId}-b`] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function openRound(system: System, tableId: string) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await system.rounds.openRound(tableId, as('dan', 'dealer'));
-    } catch (error) {
-      const busy = error instanceof DomainError && error.code === 'ROUND_IN_PROGRESS';
-      if (!busy || attempt > 500) throw error;
-      await sleep(10);
-    }
-  }
-}
+const openRound = (system: System, tableId: string) =>
+  openRoundWhenFree(system, tableId, { attempts: 500, intervalMs: 10 });
 
 /**
  * Plays a table through the services: both players bet every round (round 2 is voided). With

@@ -7,18 +7,20 @@ import {
   type ShoeReplay,
   type Verdict,
 } from '@croupier/audit';
-import {
-  DomainError,
-  parseRoundId,
-  presetConfig,
-  streams,
-  type TableConfig,
-} from '@croupier/contracts';
+import { parseRoundId, presetConfig, streams, type TableConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRoundEvidence, loadShoeEvidence, rebuildProjections } from '../src/index.js';
-import { as, startCasino, waitForWallets, type Casino } from './support/casino.js';
+import {
+  as,
+  openRoundWhenFree,
+  placeBetsAs,
+  playScannedRound,
+  startCasino,
+  waitForWallets,
+  type Casino,
+} from './support/casino.js';
 import { eventually } from './support/settlement-play.js';
 import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
@@ -42,30 +44,10 @@ const PLAYERS = { V: 'pia', M: 'rex', X: 'sam', C: 'pia', S: 'pia' } as const;
 /** Where the corrected card of C sits in the shoe. */
 let correctedPosition = 0;
 
-async function openRound(tableId: string): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return (await casino.system.rounds.openRound(tableId, dealer)).roundId;
-    } catch (error) {
-      const busy = error instanceof DomainError && error.code === 'ROUND_IN_PROGRESS';
-      if (!busy || attempt > 400) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
-
-async function bet(
-  roundId: string,
-  playerId: string,
-  bets: { type: string; amount: number; seat?: number }[],
-) {
-  await casino.system.rounds.placeBets(
-    roundId,
-    playerId,
-    bets.map((b) => (b.type === 'banker' ? { ...b, bankerMode: 'commission' } : b)),
-    as(playerId, 'player'),
-  );
-}
+const openRound = async (tableId: string) =>
+  (await openRoundWhenFree(casino.system, tableId)).roundId;
+const bet = (roundId: string, playerId: string, bets: { type: string; amount: number }[]) =>
+  placeBetsAs(casino.system, roundId, playerId, bets);
 
 /** An rng round voided once settled and paid; the tie bet moves money whatever was dealt. */
 async function voidedAfterSettlement(playerId: string): Promise<string> {
@@ -82,21 +64,12 @@ async function voidedAfterSettlement(playerId: string): Promise<string> {
   return roundId;
 }
 
-/** A scanner round: the reader posts the cards (P, B, P, B), settled and paid. */
-async function playScanned(
+const playScanned = (
   tableId: string,
   playerId: string,
   bets: { type: string; amount: number; seat?: number }[],
   cards: readonly Card[],
-): Promise<string> {
-  const roundId = await openRound(tableId);
-  await bet(roundId, playerId, bets);
-  await casino.system.rounds.closeBetting(roundId, dealer);
-  for (const card of cards) await casino.system.rounds.postScannedCard(roundId, card, dealer);
-  await casino.system.rounds.confirmResult(roundId, dealer);
-  await waitForWallets(casino.system, [playerId]);
-  return roundId;
-}
+) => playScannedRound(casino.system, tableId, playerId, bets, cards);
 
 /** Waits until the round is resettled and the wallet applied every line that moves money. */
 async function resettled(roundId: string, playerId: string): Promise<void> {

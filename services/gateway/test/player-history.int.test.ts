@@ -1,5 +1,5 @@
 import type { Card } from '@croupier/baccarat';
-import { DomainError, presetConfig, streams, type TableConfig } from '@croupier/contracts';
+import { presetConfig, streams, type TableConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
@@ -11,7 +11,15 @@ import {
   snapshotOf,
   type HistoryRecord,
 } from '../src/index.js';
-import { as, startCasino, waitForWallets, type Casino } from './support/casino.js';
+import {
+  as,
+  openRoundWhenFree,
+  placeBetsAs,
+  playScannedRound,
+  startCasino,
+  waitForWallets,
+  type Casino,
+} from './support/casino.js';
 import { eventually } from './support/settlement-play.js';
 
 /**
@@ -40,26 +48,10 @@ const rounds: Record<'A' | 'B' | 'C' | 'S' | 'F' | 'G' | 'D' | 'E', string> = {
   E: '',
 };
 
-async function openRound(tableId: string): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return (await casino.system.rounds.openRound(tableId, dealer)).roundId;
-    } catch (error) {
-      const busy = error instanceof DomainError && error.code === 'ROUND_IN_PROGRESS';
-      if (!busy || attempt > 400) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
-
-async function bet(roundId: string, bets: { type: string; amount: number; seat?: number }[]) {
-  await casino.system.rounds.placeBets(
-    roundId,
-    PIA,
-    bets.map((b) => (b.type === 'banker' ? { ...b, bankerMode: 'commission' } : b)),
-    as(PIA, 'player'),
-  );
-}
+const openRound = async (tableId: string) =>
+  (await openRoundWhenFree(casino.system, tableId)).roundId;
+const bet = (roundId: string, bets: { type: string; amount: number; seat?: number }[]) =>
+  placeBetsAs(casino.system, roundId, PIA, bets);
 
 /** An rng round: bets, dealt, settled and paid. */
 async function playRng(tableId: string, bets: { type: string; amount: number }[]) {
@@ -71,20 +63,11 @@ async function playRng(tableId: string, bets: { type: string; amount: number }[]
   return roundId;
 }
 
-/** A scanner round: bets, the dealer's reader posts the cards (P, B, P, B), settled and paid. */
-async function playScanned(
+const playScanned = (
   tableId: string,
   bets: { type: string; amount: number; seat?: number }[],
   cards: readonly Card[],
-) {
-  const roundId = await openRound(tableId);
-  await bet(roundId, bets);
-  await casino.system.rounds.closeBetting(roundId, dealer);
-  for (const card of cards) await casino.system.rounds.postScannedCard(roundId, card, dealer);
-  await casino.system.rounds.confirmResult(roundId, dealer);
-  await waitForWallets(casino.system, [PIA]);
-  return roundId;
-}
+) => playScannedRound(casino.system, tableId, PIA, bets, cards);
 
 /**
  * Waits until settlement resettled the round as often as given and the wallet applied every

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Card } from '@croupier/baccarat';
 import {
   DomainError,
   presetConfig,
@@ -7,6 +8,7 @@ import {
   type TableConfig,
 } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
+import type { RoundState } from '@croupier/round';
 import { pino } from 'pino';
 import { loadConfig, System, type GatewayConfig } from '../../src/index.js';
 
@@ -192,4 +194,57 @@ export async function waitForWallets(system: System, playerIds: readonly string[
     await sleep(10);
   }
   throw new Error('stakes were not settled in time');
+}
+
+/**
+ * Opens the table's next round, retrying while the previous one is still being settled
+ * (ROUND_IN_PROGRESS): every `intervalMs`, at most `attempts` times.
+ */
+export async function openRoundWhenFree(
+  system: System,
+  tableId: string,
+  { attempts = 400, intervalMs = 25 }: { attempts?: number; intervalMs?: number } = {},
+): Promise<RoundState> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await system.rounds.openRound(tableId, as('dan', 'dealer'));
+    } catch (error) {
+      const busy = error instanceof DomainError && error.code === 'ROUND_IN_PROGRESS';
+      if (!busy || attempt > attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  }
+}
+
+/** A player's bets, Banker bets in commission mode. */
+export async function placeBetsAs(
+  system: System,
+  roundId: string,
+  playerId: string,
+  bets: readonly { type: string; amount: number; seat?: number }[],
+): Promise<void> {
+  await system.rounds.placeBets(
+    roundId,
+    playerId,
+    bets.map((b) => (b.type === 'banker' ? { ...b, bankerMode: 'commission' } : b)),
+    as(playerId, 'player'),
+  );
+}
+
+/** A scanner round: bets, the dealer's reader posts the cards (P, B, P, B), settled and paid. */
+export async function playScannedRound(
+  system: System,
+  tableId: string,
+  playerId: string,
+  bets: readonly { type: string; amount: number; seat?: number }[],
+  cards: readonly Card[],
+): Promise<string> {
+  const dealer = as('dan', 'dealer');
+  const { roundId } = await openRoundWhenFree(system, tableId);
+  await placeBetsAs(system, roundId, playerId, bets);
+  await system.rounds.closeBetting(roundId, dealer);
+  for (const card of cards) await system.rounds.postScannedCard(roundId, card, dealer);
+  await system.rounds.confirmResult(roundId, dealer);
+  await waitForWallets(system, [playerId]);
+  return roundId;
 }
