@@ -160,8 +160,9 @@ describe('money under concurrency and failure, on PostgreSQL', () => {
       // Betting closes between the validation and the bet being recorded.
       const closing: WalletPort = {
         debitStakes: async (input, context) => {
-          await harness.system.wallets.debitStakes(input, context);
+          const debited = await harness.system.wallets.debitStakes(input, context);
           await harness.system.rounds.closeBetting(round.roundId, systemContext('test'));
+          return debited;
         },
         refundStake: (input, context) => harness.system.wallets.refundStake(input, context),
       };

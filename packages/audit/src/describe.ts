@@ -65,6 +65,8 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
     }
     case 'BetsCleared':
       return `${event.data.playerId} cleared ${event.data.betIds.length} bet(s)`;
+    case 'StakeReleased':
+      return `the round released ${event.data.playerId}'s stake of ${event.data.amount} for bet ${event.data.betId} (${event.data.reason}): it takes no bet under that id, and the stake is refunded`;
     case 'BettingClosed':
       return 'betting closed';
     case 'CardDealt':

@@ -28,7 +28,7 @@ import {
   type RoundForResettlement,
 } from './resettlement-check.js';
 import { checkRefund, checkSettlement } from './settlement-check.js';
-import { checkRoundWallet } from './wallet-check.js';
+import { checkRoundWallet, type ReleasedStakeRecord } from './wallet-check.js';
 
 type Opened = Extract<RoundEvent, { type: 'RoundOpened' }>['data'];
 type Completed = Extract<RoundEvent, { type: 'RoundCompleted' }>['data'];
@@ -158,6 +158,8 @@ export function examineRound(
   const cards: DealtCard[] = [];
   const corrections: CardCorrection[] = [];
   const bets = new Map<string, BetState>();
+  /** Debited stakes the round released for refund, keyed `betId/playerId`. */
+  const released = new Map<string, ReleasedStakeRecord>();
   let result: RoundResult | null = null;
   let completed: Completed | null = null;
   let settledBy: RecordedEvent | null = null;
@@ -235,6 +237,11 @@ export function examineRound(
           if (bet) bet.status = 'cleared';
         }
         break;
+      case 'StakeReleased': {
+        const { betId, playerId, amount } = event.data;
+        released.set(`${betId}/${playerId}`, { betId, playerId, amount, recorded });
+        break;
+      }
       case 'BettingClosed':
         status = 'closed';
         break;
@@ -360,6 +367,8 @@ export function examineRound(
     const whilePaused = paused ? 'was recorded while the round was paused' : null;
     switch (event.type) {
       case 'BetPlaced':
+        if (released.has(`${event.data.betId}/${event.data.playerId}`))
+          return `places bet ${event.data.betId}, whose stake the round had released for refund`;
         return status !== 'betting' ? 'was recorded after betting closed' : whilePaused;
       case 'BetsCleared': {
         if (status !== 'betting') return 'was recorded after betting closed';
@@ -373,6 +382,15 @@ export function examineRound(
         return unknown.length === 0
           ? null
           : `clears bet(s) ${unknown.join(', ')}, not standing bets of ${event.data.playerId}`;
+      }
+      case 'StakeReleased': {
+        // A stake is released only when it never became the player's bet on this round.
+        const bet = bets.get(event.data.betId);
+        if (bet !== undefined && bet.bet.playerId === event.data.playerId)
+          return `releases the stake of bet ${event.data.betId}, which ${event.data.playerId} placed on the round: only its settlement or void closes it`;
+        return released.has(`${event.data.betId}/${event.data.playerId}`)
+          ? `releases the stake of bet ${event.data.betId} a second time`
+          : null;
       }
       case 'BettingClosed':
         return status !== 'betting' ? 'closes betting a second time, or too late' : whilePaused;
@@ -557,6 +575,7 @@ export function examineRound(
             place:
               opened === null ? null : { tableId: opened.tableId, shiftId: opened.dealer.shiftId },
             bets: [...bets.values()],
+            released: [...released.values()],
             events: walletEvents,
           },
           verdict,

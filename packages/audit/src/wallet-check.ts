@@ -114,6 +114,14 @@ function movementOf(recorded: RecordedEvent, event: WalletEvent): Movement | nul
 const later = (a: RecordedEvent, b: RecordedEvent): boolean =>
   a.position >= 0n && b.position >= 0n && a.position > b.position;
 
+/** A debited stake the round released (StakeReleased): it never became a bet; a refund closes it. */
+export interface ReleasedStakeRecord {
+  readonly betId: string;
+  readonly playerId: string;
+  readonly amount: number;
+  readonly recorded: RecordedEvent;
+}
+
 export interface RoundMoney {
   readonly roundId: string;
   readonly status: RoundStatus;
@@ -125,6 +133,8 @@ export interface RoundMoney {
   /** The table and dealer shift the round was played in: where adjusted commission is owed. */
   readonly place?: { readonly tableId: string; readonly shiftId: string } | null;
   readonly bets: readonly BetState[];
+  /** Stakes the round released for refund; absent where the caller has no round stream. */
+  readonly released?: readonly ReleasedStakeRecord[];
   readonly events: readonly RecordedEvent[];
 }
 
@@ -257,6 +267,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       continue;
     }
     checkClosing(round, betId, debit, closing, state, accrued, verdict);
+    if (closing.kind === 'refund') checkRelease(round, debit, closing, state, verdict);
   }
   for (const state of round.bets) {
     if (byBet.get(state.bet.betId)?.some((m) => m.kind === 'debit')) continue;
@@ -271,6 +282,66 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
   checkAdjustments(round, adjustments, verdict);
   verdict.pass('debits', open > 0 ? `${open} stake(s) still open: not paid or refunded yet` : null);
   return movements;
+}
+
+/**
+ * A refund of a stake whose bet the round refused or never received (`bet-rejected`,
+ * `orphaned-debit`) stands only on the round's StakeReleased for it, of the same amount and
+ * before it; a bet the round holds is closed only by its settlement or void, never so.
+ */
+function checkRelease(
+  round: RoundMoney,
+  debit: Movement,
+  closing: Movement,
+  state: BetState | undefined,
+  verdict: VerdictBuilder,
+): void {
+  if (closing.reason !== 'bet-rejected' && closing.reason !== 'orphaned-debit') return;
+  const at = locationOf(closing.recorded);
+  const betId = closing.betId;
+  if (state !== undefined && state.bet.playerId === closing.playerId) {
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      at,
+      `bet ${betId} stands on round ${round.roundId}, yet its stake was refunded as ${closing.reason}: only its settlement or void closes it`,
+      { expected: 'a payout, or a refund of the void', found: `StakeRefunded (${closing.reason})` },
+    );
+    return;
+  }
+  if (round.released === undefined) return;
+  const release = round.released.find((r) => r.betId === betId && r.playerId === closing.playerId);
+  if (release === undefined) {
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      at,
+      `bet ${betId}'s stake was refunded as ${closing.reason}, but round ${round.roundId} never released it`,
+      { expected: 'a StakeReleased on the round first', found: null },
+    );
+    return;
+  }
+  if (release.amount !== debit.amount) {
+    verdict.fail(
+      'debits',
+      'CREDIT_MISMATCH',
+      locationOf(release.recorded),
+      `round ${round.roundId} released ${release.amount} for bet ${betId}, whose debit was ${debit.amount}`,
+      { expected: debit.amount, found: release.amount },
+    );
+  }
+  if (later(release.recorded, closing.recorded)) {
+    verdict.fail(
+      'debits',
+      'POSITION_INVALID',
+      at,
+      `bet ${betId}'s stake is refunded before its round released it (${release.recorded.stream}@${release.recorded.revision})`,
+      {
+        expected: `a position after ${release.recorded.position}`,
+        found: String(closing.recorded.position),
+      },
+    );
+  }
 }
 
 /** What a movement's detail column says: the payout's result, the refund's or adjustment's reason. */

@@ -56,7 +56,7 @@ const descriptions = {
   },
   ID_CONFLICT: {
     meaning:
-      'An id given with the command (a bet id, a deposit or withdrawal reference) already names a different record. Use a new id.',
+      'An id given with the command (a bet id, a deposit or withdrawal reference) already names a different record: a bet id used before, on another round, with another amount or by another player, or a reference of another amount. Nothing moved. Use a new id.',
     example:
       'reference "dep-0042" already records a deposit of 5000, not 7000; a new deposit needs a new reference',
   },
@@ -119,6 +119,12 @@ const descriptions = {
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',
     example: 'cannot withdraw 9000: 4500 available',
+  },
+  BALANCE_LIMIT: {
+    meaning:
+      "The movement would take the wallet's balance past its limit: the operator's maximum balance for the currency (WALLET_MAX_BALANCE), or what minor units hold exactly.",
+    example:
+      'a deposit of 5000 would take the balance of 99999999999000 past the limit of 100000000000000 EUR',
   },
   CURRENCY_MISMATCH: {
     meaning: "The amount's currency is not the wallet's (a wallet holds one currency).",

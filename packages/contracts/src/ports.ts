@@ -82,24 +82,46 @@ export interface ShoePort {
   ): Promise<ShoeSummary>;
 }
 
+/** One stake of a bet: the bet's id and the amount staked, minor units. */
+export interface StakeOf {
+  readonly betId: string;
+  readonly amount: number;
+}
+
+/**
+ * The wallet as the bet workflow uses it. Every call names the round, the bet id and the amount it
+ * acts on, and the wallet refuses a call that names another round or amount for an open stake:
+ * a bet id can never be used to move the money of another bet.
+ */
 export interface WalletPort {
-  /** Debits the stakes of bets, all or none; idempotent by bet id. */
+  /**
+   * Debits the stakes of bets on one round, all or none. A stake already open for the same round
+   * and amount is a retry and is not debited again; a bet id open for another round or amount,
+   * or already closed, is ID_CONFLICT and nothing moves. On success every stake is open for this
+   * round; `debited` lists those this call debited (the others were debited by an earlier call).
+   */
   debitStakes(
     input: {
       playerId: PlayerId;
       roundId: RoundId;
       currency: string;
-      stakes: readonly { betId: string; amount: number }[];
+      stakes: readonly StakeOf[];
     },
     context: CommandContext,
-  ): Promise<void>;
-  /** Refunds a debited stake that will not be settled; idempotent (a closed stake is left alone). */
+  ): Promise<{ debited: readonly StakeOf[] }>;
+  /**
+   * Refunds a debited stake whose bet will not be settled, naming its round and amount: a stake
+   * open for another round or amount is ID_CONFLICT and nothing moves. A stake not open (closed
+   * already, or never debited) is left alone: `refunded` is false.
+   */
   refundStake(
     input: {
       playerId: PlayerId;
+      roundId: RoundId;
       betId: string;
+      amount: number;
       reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
     },
     context: CommandContext,
-  ): Promise<void>;
+  ): Promise<{ refunded: boolean }>;
 }

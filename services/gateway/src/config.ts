@@ -1,5 +1,6 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenSecret } from '@croupier/runtime';
+import { walletEnvironmentShape } from '@croupier/wallet';
 import { z } from 'zod';
 
 export { ConfigError, tokenSecret };
@@ -29,9 +30,10 @@ const gatewayShape = {
   /**
    * A stake debited for a bet no round recorded is refunded once its round takes no more bets
    * and this long has passed since the store recorded the debit: the same in every process and
-   * across restarts (services/round orphan-sweep.ts).
+   * across restarts (services/round bet-workflow.ts).
    */
   ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  ...walletEnvironmentShape,
 };
 
 export type GatewayConfig = ReturnType<typeof parseGateway>;

@@ -7,13 +7,7 @@ import {
   type SettlementBus,
   type SettlementConsumer,
 } from '@croupier/messaging';
-import {
-  AutoDealer,
-  PendingDebits,
-  RoundService,
-  sweepOrphanedDebits,
-  TableBoard,
-} from '@croupier/round';
+import { AutoDealer, PendingDebits, RoundService, TableBoard } from '@croupier/round';
 import { startOutbox, startSettlementReactor } from '@croupier/settlement';
 import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
@@ -83,7 +77,7 @@ export class System {
     for (const projection of [this.board, this.history, this.pending, this.commissionLedger])
       this.hub.register(projection);
     this.shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY));
-    this.wallets = new WalletService(store);
+    this.wallets = new WalletService(store, { maxBalance: config.WALLET_MAX_BALANCE });
     this.rounds = new RoundService(store, this.shoes, this.wallets);
     this.tokens = new TokenAuthority(config.JWT_SECRET);
   }
@@ -129,16 +123,11 @@ export class System {
     if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
 
-  /** Refunds stakes whose bets never reached their round (see sweepOrphanedDebits). */
+  /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
   async sweep(): Promise<number> {
     try {
       await this.hub.sync();
-      return await sweepOrphanedDebits(
-        this.store,
-        this.pending,
-        this.wallets,
-        this.config.ORPHAN_GRACE_MS,
-      );
+      return await this.rounds.sweepOrphanedDebits(this.pending, this.config.ORPHAN_GRACE_MS);
     } catch (error) {
       this.logger.error({ err: error }, 'orphaned-debit sweep failed');
       return 0;

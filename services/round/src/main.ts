@@ -13,7 +13,7 @@ import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { AutoDealer } from './application/auto-dealer.js';
-import { PendingDebits, sweepOrphanedDebits } from './application/orphan-sweep.js';
+import { PendingDebits } from './application/bet-workflow.js';
 import { RoundService } from './application/round-service.js';
 import { TableBoard } from './application/table-board.js';
 import { BET_ROUTES, roundRoutes } from './http/routes.js';
@@ -67,7 +67,7 @@ await runProcess('round', async (logger) => {
   const sweep = setInterval(() => {
     void hub
       .sync()
-      .then(() => sweepOrphanedDebits(store, pending, wallets, config.ORPHAN_GRACE_MS))
+      .then(() => rounds.sweepOrphanedDebits(pending, config.ORPHAN_GRACE_MS))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'orphaned-debit sweep failed');
       });

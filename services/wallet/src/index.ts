@@ -4,3 +4,4 @@ export * from './application/wallet-service.js';
 export * from './application/settlement-consumer.js';
 export * from './application/commission-collector.js';
 export * from './http/internal-routes.js';
+export * from './application/balance-limits.js';

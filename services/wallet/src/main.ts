@@ -11,6 +11,7 @@ import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
 import { consumeSettlements } from './application/settlement-consumer.js';
+import { walletEnvironmentShape } from './application/balance-limits.js';
 import { WalletService } from './application/wallet-service.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
@@ -26,11 +27,12 @@ await runProcess('wallet', async (logger) => {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
       // 0: this process takes no settlement messages (an operator's wallet system does).
       WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+      ...walletEnvironmentShape,
     },
     process.env,
   );
   const store = await openStore(config, 'wallet');
-  const wallets = new WalletService(store);
+  const wallets = new WalletService(store, { maxBalance: config.WALLET_MAX_BALANCE });
   const hub = new ProjectionHub(store, {
     onError: (error) => {
       logger.error({ err: error }, 'projection failed');

@@ -87,6 +87,26 @@ export const betsCleared = eventSchema(
     .strict(),
 );
 
+/**
+ * The round will never take this player's bet with this id: its stake was debited, but the round
+ * refused the bet (`bet-rejected`) or the bet never arrived (`orphaned-debit`, the sweep). Recorded
+ * before the stake is refunded, so no bet can be placed under the id afterwards: a stake that
+ * became a bet is closed only by its round, and a released one only by this refund.
+ */
+export const stakeReleased = eventSchema(
+  'StakeReleased',
+  z
+    .object({
+      roundId: roundIdSchema,
+      playerId: playerIdSchema,
+      betId: uuidSchema,
+      /** The stake the wallet debited for the bet, minor units: the refund returns exactly this. */
+      amount: positiveMinorUnitsSchema,
+      reason: z.enum(['bet-rejected', 'orphaned-debit']),
+    })
+    .strict(),
+);
+
 export const bettingClosed = eventSchema(
   'BettingClosed',
   z.object({ roundId: roundIdSchema }).strict(),
@@ -276,6 +296,7 @@ export const roundEventSchema = z.discriminatedUnion('type', [
   roundOpened,
   betPlaced,
   betsCleared,
+  stakeReleased,
   bettingClosed,
   cardDealt,
   roundCardCorrected,

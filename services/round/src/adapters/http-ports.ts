@@ -126,20 +126,24 @@ export class HttpWalletPort implements WalletPort {
     context: Parameters<WalletPort['debitStakes']>[1],
   ) {
     const { playerId, ...body } = input;
-    await this.client.call('POST', `/internal/v1/wallets/${playerId}/stakes`, context, body);
+    return this.client.call<Awaited<ReturnType<WalletPort['debitStakes']>>>(
+      'POST',
+      `/internal/v1/wallets/${playerId}/stakes`,
+      context,
+      body,
+    );
   }
 
   async refundStake(
     input: Parameters<WalletPort['refundStake']>[0],
     context: Parameters<WalletPort['refundStake']>[1],
   ) {
-    await this.client.call(
+    const { playerId, betId, ...body } = input;
+    return this.client.call<Awaited<ReturnType<WalletPort['refundStake']>>>(
       'POST',
-      `/internal/v1/wallets/${input.playerId}/stakes/${input.betId}/refund`,
+      `/internal/v1/wallets/${playerId}/stakes/${betId}/refund`,
       context,
-      {
-        reason: input.reason,
-      },
+      body,
     );
   }
 }

@@ -1,10 +1,19 @@
-import type { Aggregate } from '@croupier/application';
+import {
+  deterministicId,
+  handle,
+  randomId,
+  type Aggregate,
+  type Handled,
+} from '@croupier/application';
 import {
   roundEventSchema,
+  streams,
+  type CommandContext,
   tableEventSchema,
   type RoundEvent,
   type TableEvent,
 } from '@croupier/contracts';
+import type { EventStore } from '@croupier/eventstore';
 import { roundDecider, type RoundCommand, type RoundState } from '../domain/round.decider.js';
 import { tableDecider, type TableCommand, type TableState } from '../domain/table.decider.js';
 
@@ -17,3 +26,33 @@ export const tableAggregate: Aggregate<TableCommand, TableEvent, TableState> = {
   decider: tableDecider,
   parse: (recorded) => tableEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };
+
+/** Event ids derived from what each event records, so a retried step cannot record it twice. */
+function roundEventId(event: RoundEvent): string {
+  switch (event.type) {
+    case 'BetPlaced':
+      return deterministicId(event.type, event.data.betId);
+    case 'StakeReleased':
+      return deterministicId(event.type, event.data.roundId, event.data.betId, event.data.playerId);
+    case 'CardDealt':
+      return deterministicId(event.type, event.data.roundId, String(event.data.shoePosition));
+    case 'RoundOpened':
+    case 'BettingClosed':
+    case 'RoundCompleted':
+      return deterministicId(event.type, event.data.roundId);
+    default:
+      return randomId();
+  }
+}
+
+/** Runs a command on a round's stream: the one way the round service writes a round. */
+export function handleRound(
+  store: EventStore,
+  roundId: string,
+  command: RoundCommand,
+  context: CommandContext,
+): Promise<Handled<RoundEvent, RoundState>> {
+  return handle(store, roundAggregate, streams.round(roundId), command, context, {
+    eventIds: (events) => events.map(roundEventId),
+  });
+}

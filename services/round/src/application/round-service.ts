@@ -10,7 +10,6 @@ import {
   type CommandContext,
   type Dealing,
   type DrawnCard,
-  type RoundEvent,
   type RoundRules,
   type ShoePort,
   type ShoeSummary,
@@ -22,12 +21,12 @@ import { canonicalJson, type EventStore } from '@croupier/eventstore';
 import {
   activeBets,
   roundDecider,
-  type BetRequest,
   type RoundCommand,
   type RoundState,
 } from '../domain/round.decider.js';
 import type { TableCommand, TableState } from '../domain/table.decider.js';
-import { roundAggregate, tableAggregate } from './aggregates.js';
+import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
+import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
 
 /** A bet as a client sends it; `betId` makes a retried request idempotent. */
@@ -69,48 +68,20 @@ export function isSettled(round: RoundState): boolean {
 }
 
 /**
- * A bet id that another bet's record already holds (in another wallet or round) surfaces from
- * the store as an ID_CONFLICT without a field: name the bet ids, as the player gave them.
- */
-function betIdConflict(error: unknown, stakes: readonly { betId: string }[]): unknown {
-  if (!(error instanceof DomainError) || error.code !== 'ID_CONFLICT' || 'field' in error.details)
-    return error;
-  const betIds = stakes.map((stake) => stake.betId);
-  return new DomainError(
-    'ID_CONFLICT',
-    `betId ${betIds.join(', ')}: already used by another bet; a new bet needs a new id`,
-    { field: 'betId', betIds },
-  );
-}
-
-/** Event ids derived from what each event records, so a retried step cannot record it twice. */
-function roundEventId(event: RoundEvent): string {
-  switch (event.type) {
-    case 'BetPlaced':
-      return deterministicId(event.type, event.data.betId);
-    case 'CardDealt':
-      return deterministicId(event.type, event.data.roundId, String(event.data.shoePosition));
-    case 'RoundOpened':
-    case 'BettingClosed':
-    case 'RoundCompleted':
-      return deterministicId(event.type, event.data.roundId);
-    default:
-      return randomId();
-  }
-}
-
-/**
  * The round service's command side: tables, rounds and the money saga of a bet. It asks the shoe
  * for cards and the wallet for stakes through their ports, never through their internals.
  */
 export class RoundService {
   private readonly hints = new SequenceHints();
+  private readonly bets: BetWorkflow;
 
   constructor(
     private readonly store: EventStore,
     private readonly shoes: ShoePort,
-    private readonly wallets: WalletPort,
-  ) {}
+    wallets: WalletPort,
+  ) {
+    this.bets = new BetWorkflow(store, wallets);
+  }
 
   // --- tables -------------------------------------------------------------------------------
 
@@ -291,10 +262,8 @@ export class RoundService {
   }
 
   /**
-   * Places a player's bets: validates them against the round (nothing moves if they are
-   * refused), debits the wallet, then records them on the round. If the round refuses them after
-   * the debit (betting closed meanwhile), the stakes are refunded at once; if the process dies in
-   * between, the orphaned-debit sweep refunds them once betting has closed.
+   * Places a player's bets: validated, debited, recorded on the round, and refunded at once if
+   * the round refuses them after the debit (see BetWorkflow, where every step of it lives).
    */
   async placeBets(
     roundId: string,
@@ -303,38 +272,12 @@ export class RoundService {
     context: CommandContext,
     rebetOf: string | null = null,
   ): Promise<RoundState> {
-    if (bets.length === 0)
-      throw new DomainError('VALIDATION_ERROR', 'bets: at least one bet is required');
-    const requests: BetRequest[] = bets.map((bet) => ({ ...bet, betId: bet.betId ?? randomId() }));
-    const command: RoundCommand = { type: 'PlaceBets', playerId, bets: requests, rebetOf };
-    const { state } = await load(this.store, roundAggregate, streams.round(roundId));
-    const toPlace = roundDecider.decide(command, state);
-    const stakes = toPlace.map((event) => {
-      const bet = event.data as { betId: string; amount: number };
-      return { betId: bet.betId, amount: bet.amount };
-    });
-    try {
-      await this.wallets.debitStakes(
-        { playerId, roundId, currency: state.currency, stakes },
-        context,
-      );
-    } catch (error) {
-      throw betIdConflict(error, stakes);
-    }
-    try {
-      return (await this.round(roundId, command, context)).state;
-    } catch (error) {
-      // The round refused the bets outright: their stakes go back now. A bet id the round holds
-      // after all was placed by an identical request that won the race: its stake stays.
-      if (error instanceof DomainError) {
-        const { state: now } = await load(this.store, roundAggregate, streams.round(roundId));
-        for (const { betId } of stakes) {
-          if (now.bets.get(betId)?.status === 'active') continue;
-          await this.wallets.refundStake({ playerId, betId, reason: 'bet-rejected' }, context);
-        }
-      }
-      throw betIdConflict(error, stakes);
-    }
+    return this.bets.place({ roundId, playerId, bets: betRequestsOf(bets), rebetOf }, context);
+  }
+
+  /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
+  sweepOrphanedDebits(pending: PendingDebits, graceMs: number): Promise<number> {
+    return this.bets.sweep(pending, graceMs);
   }
 
   /** Repeats the player's bets of their previous round at this table, once or doubled. */
@@ -566,9 +509,7 @@ export class RoundService {
   }
 
   private round(roundId: string, command: RoundCommand, context: CommandContext) {
-    return handle(this.store, roundAggregate, streams.round(roundId), command, context, {
-      eventIds: (events) => events.map(roundEventId),
-    });
+    return handleRound(this.store, roundId, command, context);
   }
 
   private table(tableId: string, command: TableCommand, context: CommandContext) {

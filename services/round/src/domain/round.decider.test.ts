@@ -75,7 +75,45 @@ const natural: RoundCommand = {
   ],
 };
 
+const released = (betId: string, amount: number, playerId = 'alice'): RoundEvent => ({
+  type: 'StakeReleased',
+  data: { roundId: ROUND, playerId, betId, amount, reason: 'bet-rejected' },
+});
+const release = (betId: string, amount: number, playerId = 'alice'): RoundCommand => ({
+  type: 'ReleaseStakes',
+  playerId,
+  stakes: [{ betId, amount }],
+  reason: 'bet-rejected',
+});
+
 describe('round decider', () => {
+  it("releases a debited stake it does not hold as the player's bet, and then never takes that bet", () => {
+    spec
+      .given([opened(), closed])
+      .when(release(BET_A, 500))
+      .then([released(BET_A, 500)]);
+    // Released once: releasing again records nothing.
+    spec
+      .given([opened(), closed, released(BET_A, 500)])
+      .when(release(BET_A, 500))
+      .then([]);
+    // A bet the player placed is the round's to close: its stake is not released.
+    spec
+      .given([opened(), placed(BET_A, 'player', 500)])
+      .when(release(BET_A, 500))
+      .then([]);
+    // Another player's stake under the same id is not that bet's: it is released.
+    spec
+      .given([opened(), placed(BET_A, 'player', 500)])
+      .when(release(BET_A, 500, 'bob'))
+      .then([released(BET_A, 500, 'bob')]);
+    // Once released, a bet under the id is refused, even while betting is open.
+    spec
+      .given([opened(), released(BET_A, 500)])
+      .when(place([{ betId: BET_A, type: 'player', amount: 500 }]))
+      .thenThrows({ code: 'ID_CONFLICT', details: { field: 'betId', betIds: [BET_A] } });
+  });
+
   it('places a valid bet', () => {
     spec
       .given([opened()])

@@ -48,6 +48,16 @@ export type RoundCommand =
     }
   | { type: 'PlaceBets'; playerId: string; bets: readonly BetRequest[]; rebetOf: RoundId | null }
   | { type: 'ClearBets'; playerId: string }
+  /**
+   * Releases debited stakes the round will never take as bets (it refused them, or they never
+   * arrived): recorded before their refund, so no bet can follow under their ids.
+   */
+  | {
+      type: 'ReleaseStakes';
+      playerId: string;
+      stakes: readonly { betId: string; amount: number }[];
+      reason: 'bet-rejected' | 'orphaned-debit';
+    }
   | { type: 'CloseBetting' }
   | { type: 'DealCards'; cards: readonly DrawnCard[] }
   | { type: 'CorrectCard'; shoePosition: number; card: Card; reason: string }
@@ -62,6 +72,16 @@ export type RoundStatus =
 export interface ActiveBet extends PlacedBet {
   readonly status: 'active' | 'cleared';
 }
+
+/** A debited stake the round released for refund: no bet is ever placed under its id. */
+export interface ReleasedStake {
+  readonly playerId: string;
+  readonly betId: string;
+  readonly amount: number;
+}
+
+/** Released stakes are keyed by bet id and player: the id alone is the client's to choose. */
+const releaseKey = (betId: string, playerId: string): string => `${betId}/${playerId}`;
 
 export interface CardAt {
   readonly card: Card;
@@ -88,6 +108,7 @@ export interface RoundState {
   /** Per-bet adjustments of every resettlement, in order (a void or a corrected result). */
   readonly adjustments: readonly Adjustment[];
   readonly refundedBetIds: ReadonlySet<string>;
+  readonly releasedStakes: ReadonlyMap<string, ReleasedStake>;
 }
 
 export const initialRoundState = (): RoundState => ({
@@ -109,6 +130,7 @@ export const initialRoundState = (): RoundState => ({
   settledLines: [],
   adjustments: [],
   refundedBetIds: new Set(),
+  releasedStakes: new Map(),
 });
 
 export function activeBets(state: RoundState, playerId?: string): ActiveBet[] {
@@ -161,6 +183,12 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
         if (bet) bets.set(betId, { ...bet, status: 'cleared' });
       }
       return { ...state, bets };
+    }
+    case 'StakeReleased': {
+      const { playerId, betId, amount } = event.data;
+      const releasedStakes = new Map(state.releasedStakes);
+      releasedStakes.set(releaseKey(betId, playerId), { playerId, betId, amount });
+      return { ...state, releasedStakes };
     }
     case 'BettingClosed':
       return { ...state, status: 'closed' };
@@ -266,6 +294,17 @@ function requireFreshBetIds(
     throw new DomainError('VALIDATION_ERROR', `betId ${twice} appears twice in one request`, {
       field: 'betId',
     });
+  }
+  const released = command.bets.filter((bet) =>
+    state.releasedStakes.has(releaseKey(bet.betId, command.playerId)),
+  );
+  if (released.length > 0) {
+    const betIds = released.map((bet) => bet.betId);
+    throw new DomainError(
+      'ID_CONFLICT',
+      `betId ${betIds.join(', ')} was refused on round ${state.roundId} and its stake returned; a new bet needs a new id`,
+      { field: 'betId', betIds },
+    );
   }
   const known = command.bets.filter((bet) => state.bets.has(bet.betId));
   if (known.length === 0) return;
@@ -391,6 +430,25 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         },
       ];
     }
+    case 'ReleaseStakes':
+      requireOpen(state);
+      return command.stakes
+        .filter(
+          (stake) =>
+            // A stake that became this player's bet is the round's to close (settle or void).
+            state.bets.get(stake.betId)?.playerId !== command.playerId &&
+            !state.releasedStakes.has(releaseKey(stake.betId, command.playerId)),
+        )
+        .map((stake) => ({
+          type: 'StakeReleased',
+          data: {
+            roundId: state.roundId,
+            playerId: command.playerId,
+            betId: stake.betId,
+            amount: stake.amount,
+            reason: command.reason,
+          },
+        }));
     case 'CloseBetting':
       requireOpen(state);
       requireNotPaused(state);

@@ -39,7 +39,9 @@ export async function applySettlementMessage(
     await wallet.refundStake(
       {
         playerId: message.playerId,
+        roundId: message.roundId,
         betId: message.betId,
+        amount: message.stake,
         reason: message.reason === 'cleared' ? 'cleared' : 'voided',
       },
       caused,

@@ -1,5 +1,6 @@
 import { deterministicId, handle, load, type Aggregate } from '@croupier/application';
 import {
+  DomainError,
   streams,
   walletEventSchema,
   type CommandContext,
@@ -8,6 +9,7 @@ import {
   type WalletPort,
 } from '@croupier/contracts';
 import type { EventStore } from '@croupier/eventstore';
+import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
 import {
   available,
   walletDecider,
@@ -88,7 +90,14 @@ export function viewOf(
 
 /** The wallet service's command side. */
 export class WalletService implements WalletPort {
-  constructor(private readonly store: EventStore) {}
+  private readonly maxBalance: BalanceLimits;
+
+  constructor(
+    private readonly store: EventStore,
+    options: { readonly maxBalance?: BalanceLimits } = {},
+  ) {
+    this.maxBalance = options.maxBalance ?? (() => DEFAULT_MAX_BALANCE);
+  }
 
   private run(playerId: PlayerId, command: WalletCommand, context: CommandContext) {
     return handle(this.store, walletAggregate, streams.wallet(playerId), command, context, {
@@ -102,7 +111,7 @@ export class WalletService implements WalletPort {
   ): Promise<WalletView> {
     const { state, revision } = await this.run(
       input.playerId,
-      { type: 'Deposit', ...input },
+      { type: 'Deposit', ...input, maxBalance: this.maxBalance(input.currency) },
       context,
     );
     return viewOf(input.playerId, state, revision);
@@ -123,19 +132,36 @@ export class WalletService implements WalletPort {
   async debitStakes(
     input: Parameters<WalletPort['debitStakes']>[0],
     context: CommandContext,
-  ): Promise<void> {
-    await this.run(input.playerId, { type: 'DebitStakes', ...input }, context);
+  ): ReturnType<WalletPort['debitStakes']> {
+    const { events, state } = await this.run(
+      input.playerId,
+      { type: 'DebitStakes', ...input },
+      context,
+    );
+    // The decider debits each stake not open yet. One still not open after it was debited by an
+    // earlier bet under the same id, since closed: the store kept that id's debit, not a new one.
+    const spent = input.stakes.filter((stake) => !state.openStakes.has(stake.betId));
+    if (spent.length > 0) {
+      const betIds = spent.map((stake) => stake.betId);
+      throw new DomainError(
+        'ID_CONFLICT',
+        `betId ${betIds.join(', ')} already named a bet that is settled or refunded; a new bet needs a new id`,
+        { field: 'betId', betIds },
+      );
+    }
+    const debited = new Set(
+      events.flatMap((event) => (event.type === 'StakeDebited' ? [event.data.betId] : [])),
+    );
+    return { debited: input.stakes.filter((stake) => debited.has(stake.betId)) };
   }
 
   async refundStake(
     input: Parameters<WalletPort['refundStake']>[0],
     context: CommandContext,
-  ): Promise<void> {
-    await this.run(
-      input.playerId,
-      { type: 'RefundStake', betId: input.betId, roundId: '', reason: input.reason },
-      context,
-    );
+  ): ReturnType<WalletPort['refundStake']> {
+    const { playerId, ...refund } = input;
+    const { events } = await this.run(playerId, { type: 'RefundStake', ...refund }, context);
+    return { refunded: events.length > 0 };
   }
 
   async creditPayout(

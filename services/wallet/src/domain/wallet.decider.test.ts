@@ -33,6 +33,7 @@ describe('wallet decider', () => {
         amount,
         currency: 'EUR',
         reference: 'dep-1',
+        maxBalance: 1_000_000,
       }) as const;
     spec.given([deposited]).when(deposit(1_000)).then([]);
     spec
@@ -82,7 +83,14 @@ describe('wallet decider', () => {
       .thenThrows({ code: 'CURRENCY_MISMATCH' });
     spec.given([deposited]).when(debit(1.5)).thenThrows({ code: 'INVALID_AMOUNT' });
     spec
-      .when({ type: 'Deposit', playerId: 'a', amount: -5, currency: 'EUR', reference: 'x' })
+      .when({
+        type: 'Deposit',
+        playerId: 'a',
+        amount: -5,
+        currency: 'EUR',
+        reference: 'x',
+        maxBalance: 1_000_000,
+      })
       .thenThrows({
         code: 'INVALID_AMOUNT',
       });
@@ -119,6 +127,7 @@ describe('wallet decider', () => {
       type: 'RefundStake',
       betId: BET,
       roundId: 't1.1.1',
+      amount: 400,
       reason: 'voided',
     } as const;
     const refunded: WalletEvent = {
@@ -128,6 +137,118 @@ describe('wallet decider', () => {
     spec.given([deposited, debited]).when(refund).then([refunded]);
     spec.given([deposited, debited, refunded]).when(refund).then([]);
     spec.given([deposited]).when(refund).then([]);
+  });
+
+  it('refuses a bet id open for another round or amount, whatever the step, and moves nothing', () => {
+    const other = { roundId: 't2.1.1' } as const;
+    // A debit naming the open stake's id for another round, or another amount: ID_CONFLICT.
+    spec
+      .given([deposited, debited])
+      .when({ ...debit(400), ...other })
+      .thenThrows({ code: 'ID_CONFLICT', details: { field: 'betId', betIds: [BET] } });
+    spec.given([deposited, debited]).when(debit(300)).thenThrows({ code: 'ID_CONFLICT' });
+    // All or none: a fresh stake beside the conflicting one is not debited either.
+    spec
+      .given([deposited, debited])
+      .when({
+        ...debit(400),
+        ...other,
+        stakes: [
+          { betId: '00000000-0000-4000-8000-0000000000b2', amount: 100 },
+          { betId: BET, amount: 400 },
+        ],
+      })
+      .thenThrows({ code: 'ID_CONFLICT' });
+    // A refund or payout naming another round, or a refund of another amount: refused.
+    const refund = {
+      type: 'RefundStake',
+      betId: BET,
+      amount: 400,
+      reason: 'bet-rejected',
+    } as const;
+    spec
+      .given([deposited, debited])
+      .when({ ...refund, ...other })
+      .thenThrows({ code: 'ID_CONFLICT' });
+    spec
+      .given([deposited, debited])
+      .when({ ...refund, roundId: 't1.1.1', amount: 1 })
+      .thenThrows({ code: 'ID_CONFLICT' });
+    spec
+      .given([deposited, debited])
+      .when({
+        type: 'CreditPayout',
+        settlementId: SETTLEMENT,
+        betId: BET,
+        amount: 800,
+        result: 'win',
+        accruedCommission: null,
+        ...other,
+      })
+      .thenThrows({ code: 'ID_CONFLICT' });
+  });
+
+  it('refuses the same bet id twice in one debit', () => {
+    spec
+      .given([deposited])
+      .when({
+        ...debit(100),
+        stakes: [
+          { betId: BET, amount: 100 },
+          { betId: BET, amount: 100 },
+        ],
+      })
+      .thenThrows({ code: 'VALIDATION_ERROR', details: { field: 'betId' } });
+  });
+
+  it("refuses a deposit past the operator's maximum balance, and a credit past exact integers", () => {
+    const deposit = (amount: number, maxBalance: number) =>
+      ({
+        type: 'Deposit',
+        playerId: 'alice',
+        amount,
+        currency: 'EUR',
+        reference: 'dep-2',
+        maxBalance,
+      }) as const;
+    spec
+      .given([deposited])
+      .when(deposit(9_000, 10_000))
+      .then([
+        {
+          type: 'FundsDeposited',
+          data: { playerId: 'alice', amount: 9_000, currency: 'EUR', reference: 'dep-2' },
+        },
+      ]);
+    spec
+      .given([deposited])
+      .when(deposit(9_001, 10_000))
+      .thenThrows({
+        code: 'BALANCE_LIMIT',
+        details: { field: 'amount', maxBalance: 10_000, balance: 1_000 },
+      });
+    // A payout owed is never refused for the operator's limit, only where exactness ends.
+    const rich: WalletEvent = {
+      type: 'FundsDeposited',
+      data: {
+        playerId: 'alice',
+        amount: Number.MAX_SAFE_INTEGER - 500,
+        currency: 'EUR',
+        reference: 'dep-1',
+      },
+    };
+    spec
+      .given([rich, { ...debited, data: { ...debited.data, amount: 100 } }])
+      .when({
+        type: 'CreditPayout',
+        settlementId: SETTLEMENT,
+        roundId: 't1.1.1',
+        betId: BET,
+        amount: 700,
+        result: 'win',
+        accruedCommission: null,
+      })
+      .thenThrows({ code: 'BALANCE_LIMIT' });
   });
 
   it('holds accrued commission back until its dealer shift ends, then collects it', () => {

@@ -7,7 +7,15 @@ import type { Decider } from '@croupier/eventstore';
  * accrued-commission table is held back from what the player can spend until it is collected.
  */
 export type WalletCommand =
-  | { type: 'Deposit'; playerId: PlayerId; amount: number; currency: string; reference: string }
+  | {
+      type: 'Deposit';
+      playerId: PlayerId;
+      amount: number;
+      currency: string;
+      reference: string;
+      /** The most this wallet may hold after the deposit (the operator's limit per currency). */
+      maxBalance: number;
+    }
   | { type: 'Withdraw'; amount: number; reference: string }
   | {
       type: 'DebitStakes';
@@ -29,7 +37,9 @@ export type WalletCommand =
   | {
       type: 'RefundStake';
       betId: string;
+      /** The round the stake was debited for, and its amount: a refund for another is refused. */
       roundId: RoundId;
+      amount: number;
       reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
     }
   | {
@@ -172,6 +182,44 @@ function requirePositive(amount: number, what: string): void {
   }
 }
 
+/**
+ * The open stake a command names by bet id, round and amount. A bet id open for another round or
+ * amount names another bet: the command is refused, so no id can move another bet's money.
+ */
+function openStakeNamed(
+  state: WalletState,
+  stake: { betId: string; roundId: RoundId; amount?: number },
+): OpenStake | undefined {
+  const open = state.openStakes.get(stake.betId);
+  if (open === undefined) return undefined;
+  if (open.roundId !== stake.roundId) {
+    throw new DomainError(
+      'ID_CONFLICT',
+      `betId ${stake.betId} names an open stake of round ${open.roundId}, not of round ${stake.roundId}; a new bet needs a new id`,
+      { field: 'betId', betIds: [stake.betId] },
+    );
+  }
+  if (stake.amount !== undefined && open.amount !== stake.amount) {
+    throw new DomainError(
+      'ID_CONFLICT',
+      `betId ${stake.betId} names an open stake of ${open.amount}, not ${stake.amount}; a new bet needs a new id`,
+      { field: 'betId', betIds: [stake.betId] },
+    );
+  }
+  return open;
+}
+
+/** Balances stay exact: no movement may take one past the largest safe integer. */
+function requireSafeBalance(state: WalletState, credit: number): void {
+  if (!Number.isSafeInteger(state.balance + credit)) {
+    throw new DomainError(
+      'BALANCE_LIMIT',
+      `a credit of ${credit} would take the balance of ${state.balance} past what minor units can hold exactly`,
+      { field: 'amount' },
+    );
+  }
+}
+
 function requireWallet(state: WalletState): void {
   if (!state.exists)
     throw new DomainError('WALLET_NOT_FOUND', 'the wallet has no funds yet: deposit first');
@@ -208,6 +256,13 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
         );
       }
       if (alreadyRecorded(state, 'deposit', command.reference, command.amount)) return [];
+      if (command.amount > command.maxBalance - state.balance) {
+        throw new DomainError(
+          'BALANCE_LIMIT',
+          `a deposit of ${command.amount} would take the balance of ${state.balance} past the limit of ${command.maxBalance} ${command.currency}`,
+          { field: 'amount', maxBalance: command.maxBalance, balance: state.balance },
+        );
+      }
       return [
         {
           type: 'FundsDeposited',
@@ -246,7 +301,17 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
           `this wallet holds ${state.currency ?? 'nothing'}, the table plays ${command.currency}`,
         );
       }
-      const fresh = command.stakes.filter((stake) => !state.openStakes.has(stake.betId));
+      const ids = command.stakes.map((stake) => stake.betId);
+      const twice = ids.find((id, index) => ids.indexOf(id) !== index);
+      if (twice !== undefined) {
+        throw new DomainError('VALIDATION_ERROR', `betId ${twice} appears twice in one request`, {
+          field: 'betId',
+        });
+      }
+      // A stake open for this round and amount was debited by an earlier attempt: a retry.
+      const fresh = command.stakes.filter(
+        (stake) => openStakeNamed(state, { ...stake, roundId: command.roundId }) === undefined,
+      );
       let total = 0;
       for (const stake of fresh) {
         requirePositive(stake.amount, 'a stake');
@@ -273,13 +338,15 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
     }
     case 'CreditPayout': {
       // A stake no longer open was paid or refunded already: crediting again would pay twice.
-      if (!state.openStakes.has(command.betId)) return [];
+      if (openStakeNamed(state, { betId: command.betId, roundId: command.roundId }) === undefined)
+        return [];
       if (!Number.isSafeInteger(command.amount) || command.amount < 0) {
         throw new DomainError(
           'INVALID_AMOUNT',
           `a payout must be a non-negative integer, got ${command.amount}`,
         );
       }
+      requireSafeBalance(state, command.amount);
       const events: WalletEvent[] = [
         {
           type: 'PayoutCredited',
@@ -311,7 +378,8 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       return events;
     }
     case 'RefundStake': {
-      const stake = state.openStakes.get(command.betId);
+      // Closed already (paid or refunded), or never debited: nothing to return.
+      const stake = openStakeNamed(state, command);
       if (stake === undefined) return [];
       return [
         {
@@ -331,6 +399,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
         throw new DomainError('INVALID_AMOUNT', 'adjustments are whole numbers of minor units');
       }
       if (command.delta === 0 && command.commissionDelta === 0) return [];
+      requireSafeBalance(state, command.delta);
       const { type: _type, ...data } = command;
       return [{ type: 'PayoutAdjusted', data: { playerId: state.playerId, ...data } }];
     }

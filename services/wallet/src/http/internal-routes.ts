@@ -30,11 +30,10 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletServic
       },
     },
     async (request) => {
-      await wallets.debitStakes(
+      return wallets.debitStakes(
         { playerId: request.params.playerId, ...request.body },
         internalContextOf(request),
       );
-      return { debited: true };
     },
   );
   app.post(
@@ -44,15 +43,18 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletServic
       schema: {
         hide: true,
         params: z.object({ playerId: playerIdSchema, betId: z.uuid() }),
-        body: z.object({ reason: z.enum(['voided', 'cleared', 'bet-rejected', 'orphaned-debit']) }),
+        body: z.object({
+          roundId: roundIdSchema,
+          amount: z.number().int().positive(),
+          reason: z.enum(['voided', 'cleared', 'bet-rejected', 'orphaned-debit']),
+        }),
       },
     },
     async (request) => {
-      await wallets.refundStake(
-        { ...request.params, reason: request.body.reason },
+      return wallets.refundStake(
+        { ...request.params, ...request.body },
         internalContextOf(request),
       );
-      return { refunded: true };
     },
   );
 }

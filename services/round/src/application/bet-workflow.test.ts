@@ -1,6 +1,6 @@
 import type { RecordedEvent } from '@croupier/eventstore';
 import { describe, expect, it } from 'vitest';
-import { PendingDebits } from './orphan-sweep.js';
+import { PendingDebits } from './bet-workflow.js';
 
 const BET = '00000000-0000-4000-8000-0000000000a1';
 
@@ -24,7 +24,7 @@ describe('pending debits', () => {
     // A process that starts (or restarts) long after the debit: the debit is due at once.
     const restarted = new PendingDebits(() => now);
     restarted.apply(debited(100_000 - 60_000));
-    expect(restarted.stale(10_000).map(([betId]) => betId)).toEqual([BET]);
+    expect(restarted.stale(10_000).map((debit) => debit.betId)).toEqual([BET]);
     // A fresh debit is due only once the grace period has passed since it was recorded.
     const live = new PendingDebits(() => now);
     live.apply(debited(100_000));
@@ -35,7 +35,7 @@ describe('pending debits', () => {
     expect(live.stale(10_000)).toHaveLength(1);
   });
 
-  it('forget a debit once its bet is placed, refunded or paid', () => {
+  it('forget a debit once its bet is placed, refunded or paid, and only that debit', () => {
     for (const closing of ['BetPlaced', 'StakeRefunded', 'PayoutCredited']) {
       const pending = new PendingDebits(() => 0);
       pending.apply(debited(0));
@@ -51,7 +51,16 @@ describe('pending debits', () => {
               seat: null,
               rebetOf: null,
             }
-          : { betId: BET };
+          : closing === 'StakeRefunded'
+            ? { playerId: 'alice', betId: BET, roundId: 't1.1.1', amount: 500, reason: 'voided' }
+            : {
+                playerId: 'alice',
+                betId: BET,
+                roundId: 't1.1.1',
+                settlementId: '00000000-0000-4000-8000-0000000000c1',
+                amount: 0,
+                result: 'lose',
+              };
       pending.apply(recorded(closing, data, 0));
       expect(pending.size, closing).toBe(0);
     }

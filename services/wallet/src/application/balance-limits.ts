@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The most a wallet may hold, per currency, in minor units: deposits past it are refused
+ * (BALANCE_LIMIT). Payouts are never refused for it — money owed is paid — so the limit keeps
+ * headroom below 2^53 − 1, the largest integer a balance holds exactly.
+ */
+export type BalanceLimits = (currency: string) => number;
+
+/** The default: 10^15 minor units (10 trillion of a two-decimal currency), 8 × 10^15 of headroom. */
+export const DEFAULT_MAX_BALANCE = 1_000_000_000_000_000;
+
+const limit = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(DEFAULT_MAX_BALANCE, `at most ${DEFAULT_MAX_BALANCE} minor units`);
+
+/**
+ * WALLET_MAX_BALANCE: one amount for every currency (`500000000`), or per currency with an
+ * optional default (`EUR=500000000,KRW=50000000000,*=100000000`).
+ */
+export const balanceLimitsSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .transform((text, context): BalanceLimits => {
+    const byCurrency = new Map<string, number>();
+    let fallback = DEFAULT_MAX_BALANCE;
+    for (const part of text.split(',').map((p) => p.trim())) {
+      const [key, value] = part.includes('=') ? part.split('=', 2) : ['*', part];
+      const currency = key!.trim().toUpperCase();
+      if (currency !== '*' && !/^[A-Z]{3}$/.test(currency)) {
+        context.addIssue({
+          code: 'custom',
+          message: `"${key}" is not a currency code (EUR, KRW…)`,
+        });
+        return () => 0;
+      }
+      const parsed = limit.safeParse(value!.trim());
+      if (!parsed.success) {
+        context.addIssue({
+          code: 'custom',
+          message: `${currency}: ${parsed.error.issues[0]?.message ?? 'not an amount'}`,
+        });
+        return () => 0;
+      }
+      if (currency === '*') fallback = parsed.data;
+      else byCurrency.set(currency, parsed.data);
+    }
+    return (currency) => byCurrency.get(currency) ?? fallback;
+  });
+
+export const walletEnvironmentShape = {
+  WALLET_MAX_BALANCE: balanceLimitsSchema.prefault(String(DEFAULT_MAX_BALANCE)),
+} as const;
