@@ -25,7 +25,8 @@ interface Audit {
 describe('a bet id reused to win back a lost stake moves no money', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    // The gateway serves the audit in the distributed deployment.
+    harness = await startHarness({ store: 'postgres', gateway: true });
     await openTable(harness.api, 'reuse-scan', 'generic', { cardSource: 'scanner', burn: false });
     await openTable(harness.api, 'reuse-rng', 'generic');
     await openTable(harness.api, 'reuse-other', 'generic');

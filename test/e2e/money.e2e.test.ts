@@ -47,6 +47,20 @@ describe('money under concurrency and failure, on PostgreSQL', () => {
     expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
   });
 
+  it('refuses a deposit past the maximum balance with 422 BALANCE_LIMIT, and the wallet stays readable', async () => {
+    const { api } = harness;
+    const deposit = (amount: number, reference: string) =>
+      api.as('operator').post('/v1/wallets/rich/deposits', { amount, currency: 'EUR', reference });
+    // Where a balance of 2^53 - 1 minor units once answered 500: refused, nothing recorded.
+    expect((await deposit(9_007_199_254_740_986, 'huge')).body).toMatchObject({
+      status: 422,
+      code: 'BALANCE_LIMIT',
+    });
+    expectStatus(await deposit(1_000_000_000_000_000, 'at-limit'), 201);
+    expect((await deposit(10, 'one-more')).body).toMatchObject({ code: 'BALANCE_LIMIT' });
+    expect(await balanceOf(api, 'rich')).toBe(1_000_000_000_000_000);
+  });
+
   it.runIf(DEPLOYMENT === 'single')(
     'refunds a stake debited by a process that died before recording the bet, after a restart (single-process run: a wallet port that dies after the debit; the distributed run kills the round process instead)',
     async () => {

@@ -13,8 +13,11 @@ type Codes = readonly ErrorCode[];
 const CONTENDED = 'CONCURRENCY_CONFLICT' satisfies ErrorCode;
 
 export const WALLET_PROBLEMS = {
-  /** A first deposit opens the wallet; ID_CONFLICT: the reference records another amount. */
-  deposit: ['CURRENCY_MISMATCH', 'ID_CONFLICT', CONTENDED],
+  /**
+   * A first deposit opens the wallet; ID_CONFLICT: the reference records another amount;
+   * BALANCE_LIMIT: past the currency's maximum balance (WALLET_MAX_BALANCE).
+   */
+  deposit: ['CURRENCY_MISMATCH', 'ID_CONFLICT', 'BALANCE_LIMIT', CONTENDED],
   withdraw: ['WALLET_NOT_FOUND', 'INSUFFICIENT_FUNDS', 'ID_CONFLICT', CONTENDED],
   /** FORBIDDEN: a player reading another player's wallet. */
   getWallet: ['FORBIDDEN', 'WALLET_NOT_FOUND'],
@@ -27,7 +30,11 @@ export const WALLET_PROBLEMS = {
  * the document; their codes are what the bet routes pass on.
  */
 export const WALLET_PORT_PROBLEMS = {
-  /** ID_CONFLICT: a bet id another wallet's stake already holds. */
+  /**
+   * ID_CONFLICT: a bet id another wallet's stake already holds, or this wallet's for another
+   * round or amount, or a stake of it already closed. (One id twice in a request is refused by
+   * the round before the wallet is asked.)
+   */
   debitStakes: [
     'WALLET_NOT_FOUND',
     'CURRENCY_MISMATCH',
@@ -35,6 +42,9 @@ export const WALLET_PORT_PROBLEMS = {
     'ID_CONFLICT',
     CONTENDED,
   ],
-  /** A stake not open here (refunded or paid already, or never debited) is left as it is. */
-  refundStake: [CONTENDED],
+  /**
+   * A stake not open here (refunded or paid already, or never debited) is left as it is;
+   * ID_CONFLICT: it is open for another round or amount.
+   */
+  refundStake: ['ID_CONFLICT', CONTENDED],
 } as const satisfies Readonly<Record<string, Codes>>;
