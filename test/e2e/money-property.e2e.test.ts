@@ -133,7 +133,11 @@ async function playRun(
   const tables = Array.from({ length: TABLES }, (_, i) => `prop-${run}-t${i}`);
   for (const tableId of tables) await openTable(api, tableId, 'generic');
   await fund(api, players, DEPOSIT);
-  const rounds = new RoundService(harness.store, system.shoes, jittery(system.wallets, delays));
+  const rounds = new RoundService(
+    harness.system.commands,
+    system.shoes,
+    jittery(system.wallets, delays),
+  );
   const context = systemContext('property');
   const usedIds: string[] = [];
   const roundIds = new Set<string>();

@@ -77,7 +77,7 @@ describe('money under concurrency and failure, on PostgreSQL', () => {
         },
         refundStake: (input, context) => harness.system.wallets.refundStake(input, context),
       };
-      const doomed = new RoundService(harness.store, harness.system.shoes, dying);
+      const doomed = new RoundService(harness.system.commands, harness.system.shoes, dying);
       await expect(
         doomed.placeBets(
           round.roundId,
@@ -180,7 +180,7 @@ describe('money under concurrency and failure, on PostgreSQL', () => {
         },
         refundStake: (input, context) => harness.system.wallets.refundStake(input, context),
       };
-      const racing = new RoundService(harness.store, harness.system.shoes, closing);
+      const racing = new RoundService(harness.system.commands, harness.system.shoes, closing);
       await expect(
         racing.placeBets(
           round.roundId,

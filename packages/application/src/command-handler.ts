@@ -1,7 +1,9 @@
 import { DomainError } from '@croupier/contracts';
 import {
+  backoffs,
   DuplicateEventIdError,
   WrongExpectedVersionError,
+  type Backoff,
   type Decider,
   type EventStore,
   type RecordedEvent,
@@ -38,6 +40,10 @@ class StateCache {
 
   constructor(private readonly capacity: number) {}
 
+  get size(): number {
+    return this.entries.size;
+  }
+
   get(key: string): { state: unknown; revision: bigint } | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
@@ -55,42 +61,27 @@ class StateCache {
   }
 }
 
-const caches = new WeakMap<EventStore, WeakMap<object, StateCache>>();
-const STATE_CACHE_STREAMS = 20_000;
-
-function cacheFor(store: EventStore, aggregate: object): StateCache {
-  let byAggregate = caches.get(store);
-  if (byAggregate === undefined) {
-    byAggregate = new WeakMap();
-    caches.set(store, byAggregate);
-  }
-  let cache = byAggregate.get(aggregate);
-  if (cache === undefined) {
-    cache = new StateCache(STATE_CACHE_STREAMS);
-    byAggregate.set(aggregate, cache);
-  }
-  return cache;
+export interface RetryPolicy {
+  /** Reads and decisions in all, the first included, before CONCURRENCY_CONFLICT. */
+  readonly maxAttempts: number;
+  /** The wait before each next attempt. */
+  readonly backoff: Backoff;
 }
 
-/** Reads a stream and folds it through the decider (from the last state seen, when cached). */
-export async function load<Command, Event extends DomainEvent, State>(
-  store: EventStore,
-  aggregate: Aggregate<Command, Event, State>,
-  stream: string,
-): Promise<Loaded<State>> {
-  const cache = cacheFor(store, aggregate);
-  // Entries are keyed by aggregate: a cached state is this decider's state.
-  const cached = cache.get(stream) as { state: State; revision: bigint } | undefined;
-  const recorded = await store.readStream(
-    stream,
-    cached === undefined ? {} : { from: cached.revision + 1n },
-  );
-  let state = cached?.state ?? aggregate.decider.initialState();
-  for (const event of recorded) state = aggregate.decider.evolve(state, aggregate.parse(event));
-  const revision = recorded.at(-1)?.revision ?? cached?.revision ?? null;
-  if (revision !== null) cache.set(stream, state, revision);
-  return { state, revision };
+export interface CommandHandlerOptions {
+  /**
+   * After another process appended to the stream first. Default: 10 attempts, full-jitter
+   * backoff of 10 ms, 20 ms… up to 200 ms (ADR 0007).
+   */
+  readonly retry?: RetryPolicy;
+  /** Folded states kept per aggregate, least recently used out first. Default 20,000. */
+  readonly cacheSize?: number;
 }
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 10,
+  backoff: backoffs.fullJitter({ baseMs: 5, capMs: 200 }),
+};
 
 export interface Handled<Event, State> {
   /** The events this command appended (empty when it changed nothing, e.g. a retry). */
@@ -103,127 +94,170 @@ export interface Handled<Event, State> {
 export interface HandleOptions<Event> {
   /** Event ids for the decided events; deterministic ids make a retried step a no-op. */
   readonly eventIds?: (events: readonly Event[]) => readonly string[];
-  /** How many times to re-read and re-decide after a concurrent append. Default 10. */
-  readonly maxAttempts?: number;
 }
 
 /**
  * The one command handler: read the stream, fold, decide, append with the revision read, and on
- * a concurrent append read again and decide again, a bounded number of times. A domain error
- * from `decide` rejects the command with nothing appended. With deterministic event ids, a step
- * retried after a crash finds its events already stored and changes nothing.
+ * a concurrent append read again and decide again, as its retry policy says. A domain error from
+ * `decide` rejects the command with nothing appended. With deterministic event ids, a step retried
+ * after a crash finds its events already stored and changes nothing.
+ *
+ * One instance per process, made by the composition root with its policy and handed to every
+ * service, so its cache and its queues are visible where the process is wired (ADR 0007):
+ * commands on one stream run one after another within it, and each stream's last folded state
+ * is kept, so a long-lived stream costs no more to decide on than a new one.
  */
-export function handle<Command, Event extends DomainEvent, State>(
-  store: EventStore,
-  aggregate: Aggregate<Command, Event, State>,
-  stream: string,
-  command: Command | ((state: State) => Command),
-  context: CommandContext,
-  options: HandleOptions<Event> = {},
-): Promise<Handled<Event, State>> {
-  return serialized(store, stream, () =>
-    decideAndAppend(store, aggregate, stream, command, context, options),
-  );
-}
+export class CommandHandler {
+  readonly #caches = new Map<object, StateCache>();
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #retry: RetryPolicy;
+  readonly #cacheSize: number;
 
-/**
- * Commands on one stream run one after another within a process: concurrent requests on a hot
- * stream (a player's wallet, a round taking bets) then never lose their work to a version
- * conflict they raised against each other. Across processes, the expected version still decides.
- */
-const queues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
-
-async function serialized<T>(
-  store: EventStore,
-  stream: string,
-  work: () => Promise<T>,
-): Promise<T> {
-  let byStream = queues.get(store);
-  if (byStream === undefined) {
-    byStream = new Map();
-    queues.set(store, byStream);
+  constructor(
+    readonly store: EventStore,
+    options: CommandHandlerOptions = {},
+  ) {
+    this.#retry = options.retry ?? DEFAULT_RETRY;
+    this.#cacheSize = options.cacheSize ?? 20_000;
+    if (!Number.isInteger(this.#retry.maxAttempts) || this.#retry.maxAttempts < 1)
+      throw new RangeError('retry.maxAttempts must be a positive integer');
+    if (!Number.isInteger(this.#cacheSize) || this.#cacheSize < 0)
+      throw new RangeError('cacheSize must be a non-negative integer');
   }
-  const previous = byStream.get(stream) ?? Promise.resolve();
-  const current = previous.then(work, work);
-  const tail = current.then(
-    () => undefined,
-    () => undefined,
-  );
-  byStream.set(stream, tail);
-  try {
-    return await current;
-  } finally {
-    if (byStream.get(stream) === tail) byStream.delete(stream);
-  }
-}
 
-async function decideAndAppend<Command, Event extends DomainEvent, State>(
-  store: EventStore,
-  aggregate: Aggregate<Command, Event, State>,
-  stream: string,
-  command: Command | ((state: State) => Command),
-  context: CommandContext,
-  options: HandleOptions<Event>,
-): Promise<Handled<Event, State>> {
-  const attempts = options.maxAttempts ?? 10;
-  for (let attempt = 1; ; attempt++) {
-    const loaded = await load(store, aggregate, stream);
-    const resolved =
-      typeof command === 'function'
-        ? (command as (state: State) => Command)(loaded.state)
-        : command;
-    const events = aggregate.decider.decide(resolved, loaded.state);
-    if (events.length === 0) {
-      return { events, state: loaded.state, revision: loaded.revision, position: null };
+  /** Folded states held in memory, over all aggregates (at most cacheSize per aggregate). */
+  get cachedStates(): number {
+    let held = 0;
+    for (const cache of this.#caches.values()) held += cache.size;
+    return held;
+  }
+
+  /** Reads a stream and folds it through the decider (from the last state seen, when cached). */
+  async load<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+  ): Promise<Loaded<State>> {
+    const cache = this.#cacheOf(aggregate);
+    // Entries are keyed by aggregate: a cached state is this decider's state.
+    const cached = cache.get(stream) as { state: State; revision: bigint } | undefined;
+    const recorded = await this.store.readStream(
+      stream,
+      cached === undefined ? {} : { from: cached.revision + 1n },
+    );
+    let state = cached?.state ?? aggregate.decider.initialState();
+    for (const event of recorded) state = aggregate.decider.evolve(state, aggregate.parse(event));
+    const revision = recorded.at(-1)?.revision ?? cached?.revision ?? null;
+    if (revision !== null) cache.set(stream, state, revision);
+    return { state, revision };
+  }
+
+  /** Decides `command` on the stream's current state and appends what it decided. */
+  handle<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+    command: Command | ((state: State) => Command),
+    context: CommandContext,
+    options: HandleOptions<Event> = {},
+  ): Promise<Handled<Event, State>> {
+    return this.#serialized(stream, () =>
+      this.#decideAndAppend(aggregate, stream, command, context, options),
+    );
+  }
+
+  #cacheOf(aggregate: object): StateCache {
+    let cache = this.#caches.get(aggregate);
+    if (cache === undefined) {
+      cache = new StateCache(this.#cacheSize);
+      this.#caches.set(aggregate, cache);
     }
-    const ids = options.eventIds?.(events) ?? events.map(() => randomId());
-    const metadata = metadataOf(context);
+    return cache;
+  }
+
+  /**
+   * Commands on one stream run one after another within the process: concurrent requests on a
+   * hot stream (a player's wallet, a round taking bets) then never lose their work to a version
+   * conflict they raised against each other. Across processes the expected version decides.
+   */
+  async #serialized<T>(stream: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(stream) ?? Promise.resolve();
+    const current = previous.then(work, work);
+    const tail = current.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(stream, tail);
     try {
-      const result = await store.append(
-        stream,
-        events.map((event, index) => ({
-          id: ids[index]!,
-          type: event.type,
-          data: event.data,
-          metadata,
-        })),
-        { expectedVersion: loaded.revision ?? 'no-stream' },
-      );
-      if (loaded.revision !== null && result.revision <= loaded.revision) {
-        // The store recognized these event ids as already in the stream: a retried step.
-        return { events: [], state: loaded.state, revision: loaded.revision, position: null };
+      return await current;
+    } finally {
+      if (this.#queues.get(stream) === tail) this.#queues.delete(stream);
+    }
+  }
+
+  async #decideAndAppend<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+    command: Command | ((state: State) => Command),
+    context: CommandContext,
+    options: HandleOptions<Event>,
+  ): Promise<Handled<Event, State>> {
+    const { maxAttempts, backoff } = this.#retry;
+    for (let attempt = 1; ; attempt++) {
+      const loaded = await this.load(aggregate, stream);
+      const resolved =
+        typeof command === 'function'
+          ? (command as (state: State) => Command)(loaded.state)
+          : command;
+      const events = aggregate.decider.decide(resolved, loaded.state);
+      if (events.length === 0) {
+        return { events, state: loaded.state, revision: loaded.revision, position: null };
       }
-      let state = loaded.state;
-      for (const event of events) state = aggregate.decider.evolve(state, event);
-      cacheFor(store, aggregate).set(stream, state, result.revision);
-      return { events, state, revision: result.revision, position: result.position };
-    } catch (error) {
-      if (error instanceof DuplicateEventIdError) {
-        // A deterministic id names one fact. Held by another stream, it is another fact: the
-        // command reused an id (a bet id, a reference) that is not its own.
-        if (error.storedIn !== undefined && error.storedIn.stream !== stream) {
+      const ids = options.eventIds?.(events) ?? events.map(() => randomId());
+      const metadata = metadataOf(context);
+      try {
+        const result = await this.store.append(
+          stream,
+          events.map((event, index) => ({
+            id: ids[index]!,
+            type: event.type,
+            data: event.data,
+            metadata,
+          })),
+          { expectedVersion: loaded.revision ?? 'no-stream' },
+        );
+        if (loaded.revision !== null && result.revision <= loaded.revision) {
+          // The store recognized these event ids as already in the stream: a retried step.
+          return { events: [], state: loaded.state, revision: loaded.revision, position: null };
+        }
+        let state = loaded.state;
+        for (const event of events) state = aggregate.decider.evolve(state, event);
+        this.#cacheOf(aggregate).set(stream, state, result.revision);
+        return { events, state, revision: result.revision, position: result.position };
+      } catch (error) {
+        if (error instanceof DuplicateEventIdError) {
+          // A deterministic id names one fact. Held by another stream, it is another fact: the
+          // command reused an id (a bet id, a reference) that is not its own.
+          if (error.storedIn !== undefined && error.storedIn.stream !== stream) {
+            throw new DomainError(
+              'ID_CONFLICT',
+              'an id given with this command already names another record; nothing was changed',
+              { eventId: error.eventId },
+            );
+          }
+          // Held by this stream: an earlier attempt of this step recorded it. The command is
+          // done; report the stream as it now is.
+          const current = await this.load(aggregate, stream);
+          return { events: [], state: current.state, revision: current.revision, position: null };
+        }
+        if (!(error instanceof WrongExpectedVersionError)) throw error;
+        if (attempt >= maxAttempts) {
           throw new DomainError(
-            'ID_CONFLICT',
-            'an id given with this command already names another record; nothing was changed',
-            { eventId: error.eventId },
+            'CONCURRENCY_CONFLICT',
+            `${stream} kept changing while this command was decided (${maxAttempts} attempts); try again`,
           );
         }
-        // Held by this stream: an earlier attempt of this step recorded it. The command is done;
-        // report the stream as it now is.
-        const current = await load(store, aggregate, stream);
-        return { events: [], state: current.state, revision: current.revision, position: null };
+        // Another process appended first: back off a little, and decide again.
+        await new Promise((resolve) => setTimeout(resolve, backoff(attempt)));
       }
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      if (attempt >= attempts) {
-        throw new DomainError(
-          'CONCURRENCY_CONFLICT',
-          `${stream} kept changing while this command was decided (${attempts} attempts); try again`,
-        );
-      }
-      // Another process appended first: back off a little, with jitter, and decide again.
-      await new Promise((resolve) =>
-        setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)),
-      );
     }
   }
 }

@@ -2,7 +2,7 @@ import { DomainError, type CommandContext } from '@croupier/contracts';
 import { createEventStore, type Decider, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deterministicId, handle, load, systemContext, type Aggregate } from '../src/index.js';
+import { CommandHandler, deterministicId, systemContext, type Aggregate } from '../src/index.js';
 
 /** A counter that refuses to go above a limit: enough to exercise the handler. */
 type Event = { type: 'Added'; data: { amount: number } };
@@ -31,6 +31,8 @@ describe('the command handler on PostgreSQL', () => {
   let postgres: IsolatedPostgres;
   let store: EventStore;
   let other: EventStore; // a second process on the same database
+  let commands: CommandHandler;
+  let otherCommands: CommandHandler;
   beforeAll(async () => {
     postgres = await isolatedPostgres('app');
     const config = {
@@ -40,6 +42,8 @@ describe('the command handler on PostgreSQL', () => {
     } as const;
     store = await createEventStore(config);
     other = await createEventStore(config);
+    commands = new CommandHandler(store);
+    otherCommands = new CommandHandler(other);
   });
   afterAll(async () => {
     await store.close();
@@ -48,11 +52,11 @@ describe('the command handler on PostgreSQL', () => {
   });
 
   it('appends what the decider decides and refuses what it refuses, appending nothing', async () => {
-    const handled = await handle(store, aggregate, 'counter-a', add(5), context);
+    const handled = await commands.handle(aggregate, 'counter-a', add(5), context);
     expect(handled).toMatchObject({ state: 5, revision: 0n });
-    await expect(handle(store, aggregate, 'counter-a', add(10, 10), context)).rejects.toMatchObject(
-      { code: 'INSUFFICIENT_FUNDS' },
-    );
+    await expect(
+      commands.handle(aggregate, 'counter-a', add(10, 10), context),
+    ).rejects.toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     expect(await store.readStream('counter-a')).toHaveLength(1);
     const [event] = await store.readStream('counter-a');
     expect(event!.metadata).toMatchObject({
@@ -63,53 +67,57 @@ describe('the command handler on PostgreSQL', () => {
 
   it('runs concurrent commands on one stream one after another: none lost, the limit holds', async () => {
     const results = await Promise.allSettled(
-      Array.from({ length: 60 }, () => handle(store, aggregate, 'counter-b', add(1, 50), context)),
+      Array.from({ length: 60 }, () =>
+        commands.handle(aggregate, 'counter-b', add(1, 50), context),
+      ),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(50);
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused.every((r) => (r.reason as DomainError).code === 'INSUFFICIENT_FUNDS')).toBe(
       true,
     );
-    expect((await load(store, aggregate, 'counter-b')).state).toBe(50);
+    expect((await commands.load(aggregate, 'counter-b')).state).toBe(50);
   });
 
   it('settles conflicts between processes by deciding again on the newer state', async () => {
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        handle(i % 2 === 0 ? store : other, aggregate, 'counter-c', add(1, 15), context).catch(
-          () => 'refused',
-        ),
+        (i % 2 === 0 ? commands : otherCommands)
+          .handle(aggregate, 'counter-c', add(1, 15), context)
+          .catch(() => 'refused'),
       ),
     );
-    expect((await load(store, aggregate, 'counter-c')).state).toBe(15);
-    expect((await load(other, aggregate, 'counter-c')).state).toBe(15);
+    expect((await commands.load(aggregate, 'counter-c')).state).toBe(15);
+    expect((await otherCommands.load(aggregate, 'counter-c')).state).toBe(15);
   });
 
   it('sees what another process appended after it cached a state', async () => {
-    await handle(store, aggregate, 'counter-d', add(1), context);
-    expect((await load(store, aggregate, 'counter-d')).state).toBe(1);
-    await handle(other, aggregate, 'counter-d', add(2), context);
-    expect(await load(store, aggregate, 'counter-d')).toEqual({ state: 3, revision: 1n });
+    await commands.handle(aggregate, 'counter-d', add(1), context);
+    expect((await commands.load(aggregate, 'counter-d')).state).toBe(1);
+    await otherCommands.handle(aggregate, 'counter-d', add(2), context);
+    expect(await commands.load(aggregate, 'counter-d')).toEqual({ state: 3, revision: 1n });
   });
 
   it('records a step with a deterministic id once, however often it is retried', async () => {
     const ids = () => [deterministicId('add', 'counter-e', 'step-1')];
-    await handle(store, aggregate, 'counter-e', add(7), context, { eventIds: ids });
-    await handle(store, aggregate, 'counter-e', add(1), context);
+    await commands.handle(aggregate, 'counter-e', add(7), context, { eventIds: ids });
+    await commands.handle(aggregate, 'counter-e', add(1), context);
     // The same step again, after another event: the store recognizes its id.
-    const retried = await handle(store, aggregate, 'counter-e', add(7), context, { eventIds: ids });
+    const retried = await commands.handle(aggregate, 'counter-e', add(7), context, {
+      eventIds: ids,
+    });
     expect(retried.events).toHaveLength(0);
-    expect((await load(store, aggregate, 'counter-e')).state).toBe(8);
+    expect((await commands.load(aggregate, 'counter-e')).state).toBe(8);
   });
 
   it('refuses an id another stream already holds: another fact, not a retry', async () => {
     const ids = () => [deterministicId('add', 'bet-7')];
-    await handle(store, aggregate, 'counter-f', add(3), context, { eventIds: ids });
+    await commands.handle(aggregate, 'counter-f', add(3), context, { eventIds: ids });
     await expect(
-      handle(store, aggregate, 'counter-g', add(3), context, { eventIds: ids }),
+      commands.handle(aggregate, 'counter-g', add(3), context, { eventIds: ids }),
     ).rejects.toMatchObject({ code: 'ID_CONFLICT' });
     expect(await store.readStream('counter-g')).toHaveLength(0);
-    expect((await load(store, aggregate, 'counter-f')).state).toBe(3);
+    expect((await commands.load(aggregate, 'counter-f')).state).toBe(3);
   });
 });
 

@@ -1,8 +1,30 @@
-/** Exponential backoff: 100 ms, 200 ms, 400 ms... capped (5 s by default), with ±20 % jitter. */
-export function backoffDelay(attempt: number, baseMs = 100, capMs = 5_000): number {
-  const exponential = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(exponential * (0.8 + Math.random() * 0.4));
-}
+/** How long to wait before retry number `attempt` (1 for the first retry), in milliseconds. */
+export type Backoff = (attempt: number) => number;
+
+/**
+ * The retry strategies every part of Croupier uses, by name, so each loop says which it follows
+ * and with what bounds (like BullMQ's `backoffs`), instead of a formula of its own.
+ */
+export const backoffs = {
+  /**
+   * base · 2^(attempt−1), capped, with ±`jitter` (a fraction) around it: reconnecting to a store
+   * or a queue, retrying a failed step. Defaults: 100 ms, 200 ms, 400 ms… up to 5 s, ±20 %.
+   */
+  exponential:
+    ({ baseMs = 100, capMs = 5_000, jitter = 0.2 } = {}): Backoff =>
+    (attempt) => {
+      const exponential = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
+      return Math.round(exponential * (1 - jitter + Math.random() * 2 * jitter));
+    },
+  /**
+   * A random wait in [0, min(cap, base · 2^attempt)) ("full jitter"): writers that lost an
+   * optimistic-concurrency race spread out instead of colliding again. Defaults: 5 ms, up to 200.
+   */
+  fullJitter:
+    ({ baseMs = 5, capMs = 200 } = {}): Backoff =>
+    (attempt) =>
+      Math.random() * Math.min(capMs, baseMs * 2 ** attempt),
+} as const;
 
 /**
  * A wake-up signal for a polling loop: `wait(ms)` resolves after `ms`, or at once when `wake()`

@@ -1,4 +1,5 @@
 import { settlementMessageSchema, type SettlementMessage } from '@croupier/contracts';
+import { backoffs } from '@croupier/eventstore';
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
@@ -405,9 +406,12 @@ export class BullMqSettlementBus implements SettlementBus {
   }
 
   private connect(source: BusErrorContext['source'], options: RedisOptions): Redis {
-    const maxDelay = this.options.reconnectMaxDelayMs ?? 2_000;
+    const reconnect = backoffs.exponential({
+      baseMs: 100,
+      capMs: this.options.reconnectMaxDelayMs ?? 2_000,
+    });
     const redis = new Redis(this.options.redisUrl, {
-      retryStrategy: (times) => Math.min(50 * 2 ** Math.min(times, 10), maxDelay),
+      retryStrategy: reconnect,
       ...options,
     });
     redis.on('error', (error) => {

@@ -1,4 +1,4 @@
-import { ProjectionHub, systemContext } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY, ProjectionHub, systemContext } from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
 import type { EventStore, Subscription } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
@@ -48,6 +48,7 @@ export function openStore(config: GatewayConfig, processName = 'gateway'): Promi
  */
 export class System {
   readonly hub: ProjectionHub;
+  readonly commands: CommandHandler;
   readonly shoes: ShoeService;
   readonly wallets: WalletService;
   readonly rounds: RoundService;
@@ -76,9 +77,12 @@ export class System {
     });
     for (const projection of [this.board, this.history, this.pending, this.commissionLedger])
       this.hub.register(projection);
-    this.shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY));
-    this.wallets = new WalletService(store, { maxBalance: config.WALLET_MAX_BALANCE });
-    this.rounds = new RoundService(store, this.shoes, this.wallets);
+    // Every service of the process decides through one handler: one state cache, and commands on
+    // one stream queued one after another across services (ADR 0007).
+    this.commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+    this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
+    this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
+    this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
     this.tokens = new TokenAuthority(config.JWT_SECRET);
   }
 
@@ -109,7 +113,7 @@ export class System {
       this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
     this.subscriptions.push(
-      startSettlementReactor(this.store, report('settlement')),
+      startSettlementReactor(this.commands, report('settlement')),
       startOutbox(this.store, this.bus, report('settlement-outbox')),
       startCommissionCollector(
         this.store,

@@ -1,4 +1,4 @@
-import { ProjectionHub } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY, ProjectionHub } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
 import {
@@ -34,11 +34,13 @@ await runProcess('round', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'round');
+  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
+  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
   const tokens = new TokenAuthority(config.JWT_SECRET);
   const token = serviceToken(tokens, 'round-service');
   const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, () => token));
   const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, () => token));
-  const rounds = new RoundService(store, shoes, wallets);
+  const rounds = new RoundService(commands, shoes, wallets);
   const hub = new ProjectionHub(store, {
     onError: (error) => {
       logger.error({ err: error }, 'projection failed');

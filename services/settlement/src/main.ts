@@ -1,3 +1,4 @@
+import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
   createServiceApp,
@@ -26,12 +27,14 @@ await runProcess('settlement', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'settlement');
+  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
+  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
   const bus = createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const report = (name: string) => (error: unknown) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');
   };
   const subscriptions = [
-    startSettlementReactor(store, report('settlement')),
+    startSettlementReactor(commands, report('settlement')),
     startOutbox(store, bus, report('settlement-outbox')),
   ];
   const registry = new Registry();

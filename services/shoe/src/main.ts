@@ -1,3 +1,4 @@
+import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
 import { z } from 'zod';
 import { SeedVault } from './application/seed-vault.js';
@@ -13,7 +14,9 @@ await runProcess('shoe', async (logger) => {
     ['JWT_SECRET', 'SHOE_SEED_KEY'],
   );
   const store = await openStore(config, 'shoe');
-  const shoes = new ShoeService(store, new SeedVault(config.SHOE_SEED_KEY!));
+  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
+  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+  const shoes = new ShoeService(commands, new SeedVault(config.SHOE_SEED_KEY!));
   const app = await createServiceApp({
     title: 'Croupier shoe service',
     settings: config,

@@ -1,4 +1,4 @@
-import { ProjectionHub } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY, ProjectionHub } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
   createServiceApp,
@@ -32,7 +32,9 @@ await runProcess('wallet', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'wallet');
-  const wallets = new WalletService(store, { maxBalance: config.WALLET_MAX_BALANCE });
+  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
+  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+  const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
   const hub = new ProjectionHub(store, {
     onError: (error) => {
       logger.error({ err: error }, 'projection failed');

@@ -18,7 +18,7 @@ import {
   type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import { backoffDelay, Deferred, WakeSignal } from '../backoff.js';
+import { backoffs, Deferred, WakeSignal } from '../backoff.js';
 import {
   EventStoreClosedError,
   SubscriptionOwnershipLostError,
@@ -399,7 +399,7 @@ class EsdbSubscription implements Subscription {
           this.#report(error);
           if (this.#stopped()) break;
           failures += 1;
-          await this.#pause(backoffDelay(failures, 100, this.#tuning.maxBackoffMs));
+          await this.#pause(backoffs.exponential({ capMs: this.#tuning.maxBackoffMs })(failures));
         }
       }
     } finally {
@@ -555,7 +555,7 @@ class EsdbSubscription implements Subscription {
       } catch (error) {
         this.#report(error);
         if (this.#stopped()) return false;
-        await this.#pause(backoffDelay(failures, 100, this.#tuning.maxBackoffMs));
+        await this.#pause(backoffs.exponential({ capMs: this.#tuning.maxBackoffMs })(failures));
         if (this.#stopped()) return false;
       }
     }

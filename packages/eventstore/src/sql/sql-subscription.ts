@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { backoffDelay, Deferred, WakeSignal } from '../backoff.js';
+import { backoffs, Deferred, WakeSignal } from '../backoff.js';
 import { SubscriptionOwnershipLostError, SubscriptionStoppedError } from '../errors.js';
 import type { RecordedEvent, SubscribeOptions, Subscription } from '../port.js';
 import { decodePosition, encodePosition } from '../position.js';
@@ -105,7 +105,9 @@ export class SqlSubscription implements Subscription {
           this.#report(error);
           if (this.#stopped()) break;
           failures += 1;
-          await this.#pause(backoffDelay(failures, 100, this.#init.tuning.maxBackoffMs));
+          await this.#pause(
+            backoffs.exponential({ capMs: this.#init.tuning.maxBackoffMs })(failures),
+          );
         } finally {
           await session?.close().catch((error: unknown) => {
             this.#report(error);
@@ -160,7 +162,9 @@ export class SqlSubscription implements Subscription {
       } catch (error) {
         this.#report(error);
         if (this.#stopped()) return false;
-        await this.#pause(backoffDelay(failures, 100, this.#init.tuning.maxBackoffMs));
+        await this.#pause(
+          backoffs.exponential({ capMs: this.#init.tuning.maxBackoffMs })(failures),
+        );
         if (this.#stopped()) return false;
       }
     }

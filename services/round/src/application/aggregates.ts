@@ -1,8 +1,8 @@
 import {
   deterministicId,
-  handle,
   randomId,
   type Aggregate,
+  type CommandHandler,
   type Handled,
 } from '@croupier/application';
 import {
@@ -13,7 +13,6 @@ import {
   type RoundEvent,
   type TableEvent,
 } from '@croupier/contracts';
-import type { EventStore } from '@croupier/eventstore';
 import { roundDecider, type RoundCommand, type RoundState } from '../domain/round.decider.js';
 import { tableDecider, type TableCommand, type TableState } from '../domain/table.decider.js';
 
@@ -47,12 +46,12 @@ function roundEventId(event: RoundEvent): string {
 
 /** Runs a command on a round's stream: the one way the round service writes a round. */
 export function handleRound(
-  store: EventStore,
+  commands: CommandHandler,
   roundId: string,
   command: RoundCommand,
   context: CommandContext,
 ): Promise<Handled<RoundEvent, RoundState>> {
-  return handle(store, roundAggregate, streams.round(roundId), command, context, {
+  return commands.handle(roundAggregate, streams.round(roundId), command, context, {
     eventIds: (events) => events.map(roundEventId),
   });
 }

@@ -1,6 +1,10 @@
 import { systemContext } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
+import { backoffs } from '@croupier/eventstore';
 import { isFinished, type RoundService } from './round-service.js';
+
+/** A failed step is retried after 200 ms, 400 ms… up to 5 s. */
+const AUTO_DEALER_BACKOFF = backoffs.exponential({ baseMs: 200, capMs: 5_000 });
 
 export interface AutoDealerOptions {
   readonly bettingWindowMs: number;
@@ -63,7 +67,7 @@ export class AutoDealer {
       } catch (error) {
         failures++;
         this.options.onError?.(error);
-        await this.sleep(Math.min(5_000, 100 * 2 ** Math.min(failures, 6)));
+        await this.sleep(AUTO_DEALER_BACKOFF(failures));
       }
     }
   }

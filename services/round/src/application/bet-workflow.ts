@@ -1,4 +1,9 @@
-import { load, randomId, systemContext, type Projection } from '@croupier/application';
+import {
+  randomId,
+  systemContext,
+  type CommandHandler,
+  type Projection,
+} from '@croupier/application';
 import {
   betPlaced,
   DomainError,
@@ -9,7 +14,7 @@ import {
   type StakeOf,
   type WalletPort,
 } from '@croupier/contracts';
-import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+import type { RecordedEvent } from '@croupier/eventstore';
 import { roundDecider, type BetRequest, type RoundState } from '../domain/round.decider.js';
 import { handleRound, roundAggregate } from './aggregates.js';
 
@@ -32,7 +37,7 @@ import { handleRound, roundAggregate } from './aggregates.js';
  */
 export class BetWorkflow {
   constructor(
-    private readonly store: EventStore,
+    private readonly commands: CommandHandler,
     private readonly wallets: WalletPort,
   ) {}
 
@@ -53,7 +58,7 @@ export class BetWorkflow {
       bets: input.bets,
       rebetOf: input.rebetOf,
     } as const;
-    const { state } = await load(this.store, roundAggregate, streams.round(roundId));
+    const { state } = await this.commands.load(roundAggregate, streams.round(roundId));
     // 1. The decider validates, and gives each bet the amount its stake must be.
     const stakes: StakeOf[] = roundDecider
       .decide(command, state)
@@ -72,7 +77,7 @@ export class BetWorkflow {
     }
     // 3.
     try {
-      return (await handleRound(this.store, roundId, command, context)).state;
+      return (await handleRound(this.commands, roundId, command, context)).state;
     } catch (error) {
       // 4. Refused (betting closed meanwhile, an id taken, a limit reached by a concurrent
       // request): the stakes this request debited go back now. A failure that is not a refusal
@@ -92,7 +97,7 @@ export class BetWorkflow {
     let refunded = 0;
     const context = systemContext('orphan-sweep');
     for (const debit of pending.stale(graceMs)) {
-      const { state } = await load(this.store, roundAggregate, streams.round(debit.roundId));
+      const { state } = await this.commands.load(roundAggregate, streams.round(debit.roundId));
       if (state.status === 'betting') continue; // its bet may still be on its way
       const stake = [{ betId: debit.betId, amount: debit.amount }];
       refunded +=
@@ -118,7 +123,7 @@ export class BetWorkflow {
     context: CommandContext,
   ): Promise<number> {
     const { state } = await handleRound(
-      this.store,
+      this.commands,
       roundId,
       { type: 'ReleaseStakes', playerId, stakes, reason },
       context,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { deterministicId, handle, load, randomId } from '@croupier/application';
+import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
 import type { Card } from '@croupier/baccarat';
 import { nextCardRecipient } from '@croupier/baccarat';
 import {
@@ -17,7 +17,7 @@ import {
   type TableEvent,
   type WalletPort,
 } from '@croupier/contracts';
-import { canonicalJson, type EventStore } from '@croupier/eventstore';
+import { canonicalJson } from '@croupier/eventstore';
 import {
   activeBets,
   roundDecider,
@@ -76,11 +76,11 @@ export class RoundService {
   private readonly bets: BetWorkflow;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly commands: CommandHandler,
     private readonly shoes: ShoePort,
     wallets: WalletPort,
   ) {
-    this.bets = new BetWorkflow(store, wallets);
+    this.bets = new BetWorkflow(commands, wallets);
   }
 
   // --- tables -------------------------------------------------------------------------------
@@ -116,7 +116,7 @@ export class RoundService {
   }
 
   async getTable(tableId: string): Promise<TableState> {
-    const { state } = await load(this.store, tableAggregate, streams.table(tableId));
+    const { state } = await this.commands.load(tableAggregate, streams.table(tableId));
     if (state.status === 'none') throw new DomainError('TABLE_NOT_FOUND', `no table "${tableId}"`);
     return state;
   }
@@ -124,7 +124,7 @@ export class RoundService {
   /** The table's current shoe (the latest), or null before its first. */
   async currentShoe(tableId: string): Promise<ShoeSummary | null> {
     const number = await latestNumber(
-      this.store,
+      this.commands.store,
       (k) => streams.shoe(shoeIdOf(tableId, k)),
       this.hints.get(tableId),
     );
@@ -143,7 +143,7 @@ export class RoundService {
   // --- rounds -------------------------------------------------------------------------------
 
   async getRound(roundId: string): Promise<RoundState> {
-    const { state } = await load(this.store, roundAggregate, streams.round(roundId));
+    const { state } = await this.commands.load(roundAggregate, streams.round(roundId));
     if (state.status === 'none') throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
     return state;
   }
@@ -425,7 +425,7 @@ export class RoundService {
 
   private async latestRoundNumber(shoeId: string): Promise<number> {
     const number = await latestNumber(
-      this.store,
+      this.commands.store,
       (n) => streams.round(roundIdOf(shoeId, n)),
       this.hints.get(shoeId),
     );
@@ -496,11 +496,13 @@ export class RoundService {
         shoeNumber--;
         if (shoeNumber < 1) return null;
         shoeId = shoeIdOf(current.tableId, shoeNumber);
-        number = await latestNumber(this.store, (n) => streams.round(roundIdOf(shoeId, n)));
+        number = await latestNumber(this.commands.store, (n) =>
+          streams.round(roundIdOf(shoeId, n)),
+        );
         if (number < 1) continue;
       }
       const candidate = roundIdOf(shoeId, number);
-      const { state } = await load(this.store, roundAggregate, streams.round(candidate));
+      const { state } = await this.commands.load(roundAggregate, streams.round(candidate));
       const bets = activeBets(state, playerId);
       if (bets.length > 0) return { roundId: candidate, bets };
       number--;
@@ -509,11 +511,11 @@ export class RoundService {
   }
 
   private round(roundId: string, command: RoundCommand, context: CommandContext) {
-    return handleRound(this.store, roundId, command, context);
+    return handleRound(this.commands, roundId, command, context);
   }
 
   private table(tableId: string, command: TableCommand, context: CommandContext) {
-    return handle(this.store, tableAggregate, streams.table(tableId), command, context, {
+    return this.commands.handle(tableAggregate, streams.table(tableId), command, context, {
       eventIds: (events: readonly TableEvent[]) => events.map(() => randomId()),
     });
   }

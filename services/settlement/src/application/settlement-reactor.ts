@@ -1,12 +1,12 @@
 import {
   causedBy,
   deterministicId,
-  handle,
   systemContext,
   type Aggregate,
+  type CommandHandler,
 } from '@croupier/application';
 import { roundEventSchema, streams, type RoundEvent } from '@croupier/contracts';
-import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import type { RecordedEvent, Subscription } from '@croupier/eventstore';
 import {
   settlementDecider,
   type SettlementCommand,
@@ -34,7 +34,7 @@ function recordIds(events: readonly RoundEvent[]): string[] {
 }
 
 /** What settlement does for one round event; exported for tests and for the sweep. */
-export async function settle(store: EventStore, event: RecordedEvent): Promise<void> {
+export async function settle(commands: CommandHandler, event: RecordedEvent): Promise<void> {
   const round = roundEventSchema.parse({ type: event.type, data: event.data });
   const stream = streams.round(round.data.roundId);
   const context = causedBy(systemContext('settlement'), event.id);
@@ -46,8 +46,7 @@ export async function settle(store: EventStore, event: RecordedEvent): Promise<v
     case 'RoundVoided': {
       // Voided before settlement: refund the stakes. After: resettle every bet to its stake.
       const { roundId, reason } = round.data;
-      await handle(
-        store,
+      await commands.handle(
         settlementAggregate,
         stream,
         (state): SettlementCommand =>
@@ -82,7 +81,7 @@ export async function settle(store: EventStore, event: RecordedEvent): Promise<v
     default:
       return;
   }
-  await handle(store, settlementAggregate, stream, command, context, { eventIds: recordIds });
+  await commands.handle(settlementAggregate, stream, command, context, { eventIds: recordIds });
 }
 
 export const SETTLEMENT_TRIGGERS = [
@@ -98,14 +97,14 @@ export const SETTLEMENT_TRIGGERS = [
  * expected version and ids derived from the round, so a redelivered event settles nothing twice.
  */
 export function startSettlementReactor(
-  store: EventStore,
+  commands: CommandHandler,
   onError: (error: unknown) => void,
 ): Subscription {
-  return store.subscribe({
+  return commands.store.subscribe({
     name: 'settlement',
     from: 'start',
     filter: { streamPrefix: streams.round(''), eventTypes: SETTLEMENT_TRIGGERS },
     onError,
-    handler: (event) => settle(store, event),
+    handler: (event) => settle(commands, event),
   });
 }

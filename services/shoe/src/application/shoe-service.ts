@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { handle, load, type Aggregate } from '@croupier/application';
+import { type Aggregate, type CommandHandler } from '@croupier/application';
 import {
   DomainError,
   parseShoeId,
@@ -14,7 +14,7 @@ import {
   type ShoePort,
   type ShoeSummary,
 } from '@croupier/contracts';
-import { canonicalJson, type EventStore } from '@croupier/eventstore';
+import { canonicalJson } from '@croupier/eventstore';
 import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.decider.js';
 import type { SeedVault } from './seed-vault.js';
 
@@ -44,12 +44,12 @@ export function summarize(state: ShoeState): ShoeSummary {
 /** The shoe service's command side: every shoe operation, each one event-sourced. */
 export class ShoeService implements ShoePort {
   constructor(
-    private readonly store: EventStore,
+    private readonly commands: CommandHandler,
     private readonly vault: SeedVault,
   ) {}
 
   async getShoe(shoeId: string): Promise<ShoeSummary | null> {
-    const { state } = await load(this.store, shoeAggregate, streams.shoe(shoeId));
+    const { state } = await this.commands.load(shoeAggregate, streams.shoe(shoeId));
     return state.status === 'none' ? null : summarize(state);
   }
 
@@ -114,7 +114,7 @@ export class ShoeService implements ShoePort {
   }
 
   async roundCards(shoeId: string, roundId: string): Promise<DrawnCard[]> {
-    const { state } = await load(this.store, shoeAggregate, streams.shoe(shoeId));
+    const { state } = await this.commands.load(shoeAggregate, streams.shoe(shoeId));
     return [...(state.rounds.get(roundId)?.cards ?? [])];
   }
 
@@ -177,7 +177,10 @@ export class ShoeService implements ShoePort {
   async digestOf(shoeId: string): Promise<{ streams: DigestEntry[]; value: string }> {
     const entries: DigestEntry[] = [];
     const head = async (stream: string): Promise<boolean> => {
-      const [last] = await this.store.readStream(stream, { direction: 'backwards', limit: 1 });
+      const [last] = await this.commands.store.readStream(stream, {
+        direction: 'backwards',
+        limit: 1,
+      });
       if (last === undefined) return false;
       entries.push({
         stream,
@@ -207,6 +210,6 @@ export class ShoeService implements ShoePort {
     command: ShoeCommand | ((state: ShoeState) => ShoeCommand),
     context: CommandContext,
   ) {
-    return handle(this.store, shoeAggregate, streams.shoe(shoeId), command, context);
+    return this.commands.handle(shoeAggregate, streams.shoe(shoeId), command, context);
   }
 }

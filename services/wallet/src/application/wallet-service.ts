@@ -1,4 +1,4 @@
-import { deterministicId, handle, load, type Aggregate } from '@croupier/application';
+import { deterministicId, type Aggregate, type CommandHandler } from '@croupier/application';
 import {
   DomainError,
   streams,
@@ -8,7 +8,6 @@ import {
   type WalletEvent,
   type WalletPort,
 } from '@croupier/contracts';
-import type { EventStore } from '@croupier/eventstore';
 import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
 import {
   available,
@@ -93,14 +92,14 @@ export class WalletService implements WalletPort {
   private readonly maxBalance: BalanceLimits;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly commands: CommandHandler,
     options: { readonly maxBalance?: BalanceLimits } = {},
   ) {
     this.maxBalance = options.maxBalance ?? (() => DEFAULT_MAX_BALANCE);
   }
 
   private run(playerId: PlayerId, command: WalletCommand, context: CommandContext) {
-    return handle(this.store, walletAggregate, streams.wallet(playerId), command, context, {
+    return this.commands.handle(walletAggregate, streams.wallet(playerId), command, context, {
       eventIds: (events) => events.map(walletEventId),
     });
   }
@@ -189,13 +188,13 @@ export class WalletService implements WalletPort {
   }
 
   async getWallet(playerId: PlayerId): Promise<WalletView> {
-    const { state, revision } = await load(this.store, walletAggregate, streams.wallet(playerId));
+    const { state, revision } = await this.commands.load(walletAggregate, streams.wallet(playerId));
     return viewOf(playerId, state, revision);
   }
 
   /** The wallet's movements, newest first, each with the balance after it. */
   async transactions(playerId: PlayerId, limit = 50): Promise<WalletTransaction[]> {
-    const recorded = await this.store.readStream(streams.wallet(playerId));
+    const recorded = await this.commands.store.readStream(streams.wallet(playerId));
     // The wallet's own fold gives each movement's effect, commission adjustments included.
     let state = walletDecider.initialState();
     const all = recorded.map((r): WalletTransaction => {
