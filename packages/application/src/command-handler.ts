@@ -19,6 +19,13 @@ export interface DomainEvent {
 
 /** One stream kind: its decider and how to read its events back from the store. */
 export interface Aggregate<Command, Event extends DomainEvent, State> {
+  /** Names the writer in errors and in the test that every event type has exactly one. */
+  readonly name: string;
+  /**
+   * The event types this decider writes, and no other aggregate does: one writer per event type
+   * (ADR 0014). The handler refuses to append any other type its decider decides.
+   */
+  readonly writes: readonly Event['type'][];
   readonly decider: Decider<Command, Event, State>;
   /** Validates a stored event into the decider's event type (throws on a corrupt one). */
   readonly parse: (recorded: RecordedEvent) => Event;
@@ -208,6 +215,12 @@ export class CommandHandler {
           ? (command as (state: State) => Command)(loaded.state)
           : command;
       const events = aggregate.decider.decide(resolved, loaded.state);
+      const foreign = events.find((event) => !aggregate.writes.includes(event.type));
+      if (foreign !== undefined) {
+        throw new Error(
+          `${aggregate.name} decided ${foreign.type}, an event type it does not write (ADR 0014)`,
+        );
+      }
       if (events.length === 0) {
         return { events, state: loaded.state, revision: loaded.revision, position: null };
       }

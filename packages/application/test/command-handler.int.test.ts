@@ -21,6 +21,8 @@ const counter: Decider<Command, Event, number> = {
   },
 };
 const aggregate: Aggregate<Command, Event, number> = {
+  name: 'counter',
+  writes: ['Added'],
   decider: counter,
   parse: (recorded) => recorded as unknown as Event,
 };
@@ -108,6 +110,14 @@ describe('the command handler on PostgreSQL', () => {
     });
     expect(retried.events).toHaveLength(0);
     expect((await commands.load(aggregate, 'counter-e')).state).toBe(8);
+  });
+
+  it('refuses to append an event type its aggregate does not write, appending nothing', async () => {
+    const rogue: Aggregate<Command, Event, number> = { ...aggregate, name: 'rogue', writes: [] };
+    await expect(commands.handle(rogue, 'counter-h', add(1), context)).rejects.toThrow(
+      /rogue decided Added, an event type it does not write/,
+    );
+    expect(await store.readStream('counter-h')).toHaveLength(0);
   });
 
   it('refuses an id another stream already holds: another fact, not a retry', async () => {

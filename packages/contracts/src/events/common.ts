@@ -14,3 +14,10 @@ export const shoePositionSchema = z.number().int().nonnegative();
 export function eventSchema<const T extends string, D extends z.ZodType>(type: T, data: D) {
   return z.object({ type: z.literal(type), data }).strict();
 }
+
+/** The event types of a union of event schemas, in its order. */
+export function eventTypesOf<T extends string>(union: {
+  readonly options: readonly { readonly shape: { readonly type: { readonly value: T } } }[];
+}): T[] {
+  return union.options.map((option) => option.shape.type.value);
+}

@@ -6,6 +6,7 @@ import {
   type Handled,
 } from '@croupier/application';
 import {
+  eventTypesOf,
   roundEventSchema,
   streams,
   type CommandContext,
@@ -17,11 +18,29 @@ import { roundDecider, type RoundCommand, type RoundState } from '../domain/roun
 import { tableDecider, type TableCommand, type TableState } from '../domain/table.decider.js';
 
 export const roundAggregate: Aggregate<RoundCommand, RoundEvent, RoundState> = {
+  name: 'round',
+  /** The game. The round stream's money records are settlement's (ADR 0014). */
+  writes: [
+    'RoundOpened',
+    'BetPlaced',
+    'BetsCleared',
+    'StakeReleased',
+    'BettingClosed',
+    'CardDealt',
+    'CardCorrected',
+    'RoundPaused',
+    'RoundResumed',
+    'RoundCompleted',
+    'RoundResultCorrected',
+    'RoundVoided',
+  ],
   decider: roundDecider,
   parse: (recorded) => roundEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };
 
 export const tableAggregate: Aggregate<TableCommand, TableEvent, TableState> = {
+  name: 'table',
+  writes: eventTypesOf(tableEventSchema),
   decider: tableDecider,
   parse: (recorded) => tableEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };

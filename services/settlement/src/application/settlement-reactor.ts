@@ -14,6 +14,9 @@ import {
 } from '../domain/settlement.decider.js';
 
 export const settlementAggregate: Aggregate<SettlementCommand, RoundEvent, SettlementState> = {
+  name: 'settlement',
+  /** The round's money records, in the round's own stream (ADR 0014). */
+  writes: ['RoundSettled', 'BetsRefunded', 'RoundResettled'],
   decider: settlementDecider,
   parse: (recorded) => roundEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };

@@ -5,6 +5,7 @@ import {
   parseShoeId,
   roundIdOf,
   shoeEventSchema,
+  eventTypesOf,
   shoeIdOf,
   streams,
   type CommandContext,
@@ -19,6 +20,8 @@ import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.de
 import type { SeedVault } from './seed-vault.js';
 
 export const shoeAggregate: Aggregate<ShoeCommand, ShoeEvent, ShoeState> = {
+  name: 'shoe',
+  writes: eventTypesOf(shoeEventSchema),
   decider: shoeDecider,
   parse: (recorded) => shoeEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };

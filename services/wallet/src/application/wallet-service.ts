@@ -1,6 +1,7 @@
 import { deterministicId, type Aggregate, type CommandHandler } from '@croupier/application';
 import {
   DomainError,
+  eventTypesOf,
   streams,
   walletEventSchema,
   type CommandContext,
@@ -17,6 +18,8 @@ import {
 } from '../domain/wallet.decider.js';
 
 export const walletAggregate: Aggregate<WalletCommand, WalletEvent, WalletState> = {
+  name: 'wallet',
+  writes: eventTypesOf(walletEventSchema),
   decider: walletDecider,
   parse: (recorded) => walletEventSchema.parse({ type: recorded.type, data: recorded.data }),
 };
