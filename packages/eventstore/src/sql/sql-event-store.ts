@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { resolveStoredIds } from '../append-rules.js';
 import {
   DuplicateEventIdError,
   EventStoreClosedError,
@@ -149,39 +150,24 @@ export class SqlEventStore implements EventStore {
 
   /**
    * An id of the batch is stored already (the unique index fired, on the fast path that checks
-   * no ids up front). If the stream holds exactly this batch at consecutive revisions, this is a
-   * retry and gets the original result; otherwise a duplicate. A second round trip, on retries only.
+   * no ids up front): a retry gets the original result, anything else is a duplicate. A second
+   * round trip, on retries only.
    */
   async #resolveDuplicate(stream: string, encoded: readonly EncodedEvent[]): Promise<AppendResult> {
     const { rows } = await this.#driver.query<EventLocationRow>(this.#sql.findEvents, [
       encoded.map((event) => event.id),
     ]);
-    const byId = new Map(rows.map((row) => [row.event_id, row]));
-    const located = encoded.map((event) => byId.get(event.id));
-    const first = located[0];
-    const last = located.at(-1);
-    const isRetry =
-      first !== undefined &&
-      last !== undefined &&
-      located.every(
-        (row, index) =>
-          row !== undefined &&
-          row.stream_name === stream &&
-          int8(row.stream_revision) === int8(first.stream_revision) + BigInt(index),
-      );
-    if (isRetry) {
-      return {
-        revision: int8(last.stream_revision),
-        position: encodePosition(BigInt(last.transaction_id), int8(last.sequence)),
-      };
-    }
-    const stored = located.find((row) => row !== undefined);
-    // No row found: the conflicting insert was rolled back meanwhile; report it rather than loop.
-    if (!stored) throw new DuplicateEventIdError(stream, encoded[0]?.id ?? 'unknown');
-    throw new DuplicateEventIdError(stream, stored.event_id, {
-      stream: stored.stream_name,
-      revision: int8(stored.stream_revision),
-    });
+    const byId = new Map(
+      rows.map((row) => [
+        row.event_id,
+        {
+          stream: row.stream_name,
+          revision: int8(row.stream_revision),
+          position: encodePosition(BigInt(row.transaction_id), int8(row.sequence)),
+        },
+      ]),
+    );
+    return resolveStoredIds(stream, encoded, (id) => byId.get(id));
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
