@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { resolveStoredIds } from '../append-rules.js';
+import { CheckpointedSubscription } from '../checkpointed-subscription.js';
 import {
   DuplicateEventIdError,
   EventStoreClosedError,
@@ -34,7 +35,11 @@ import { int8, int8Param, type SqlDriver } from './driver.js';
 import { migrate } from './migrations.js';
 import { toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type Statements } from './statements.js';
-import { SqlSubscription, type SqlSubscriptionTuning } from './sql-subscription.js';
+import {
+  openSqlSession,
+  type SqlSessionInit,
+  type SqlSubscriptionTuning,
+} from './sql-subscription.js';
 
 /** Sentinels of append_events' p_expected parameter. */
 const EXPECTED_CODES: Record<Exclude<ExpectedVersion, bigint>, bigint> = {
@@ -78,7 +83,7 @@ export class SqlEventStore implements EventStore {
   readonly #schema: string;
   readonly #sql: Statements;
   readonly #tuning: SqlSubscriptionTuning;
-  readonly #subscriptions = new Set<SqlSubscription>();
+  readonly #subscriptions = new Set<CheckpointedSubscription>();
   /** In-process wake-up for local subscribers; NOTIFY covers the other processes. */
   readonly #appended = new EventEmitter().setMaxListeners(0);
   #closed = false;
@@ -198,13 +203,17 @@ export class SqlEventStore implements EventStore {
   subscribe(options: SubscribeOptions): Subscription {
     this.#assertOpen();
     validateSubscribeOptions(options);
-    const subscription = new SqlSubscription({
+    const session: SqlSessionInit = {
       driver: this.#driver,
       sql: this.#sql,
+      name: options.name,
       leaseKey: `croupier.subscription:${this.#schema}:${options.name}`,
       appended: this.#appended,
-      tuning: this.#tuning,
+    };
+    const subscription = new CheckpointedSubscription({
       options,
+      tuning: this.#tuning,
+      openSession: (signals) => openSqlSession(session, signals),
       onStopped: (stopped) => this.#subscriptions.delete(stopped),
     });
     this.#subscriptions.add(subscription);
