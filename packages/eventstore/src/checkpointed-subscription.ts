@@ -218,3 +218,32 @@ export class CheckpointedSubscription implements Subscription {
     }
   }
 }
+
+/** The subscriptions a store has started and not yet stopped: it stops them all when it closes. */
+export class RunningSubscriptions {
+  readonly #tuning: SubscriptionTuning;
+  readonly #running = new Set<CheckpointedSubscription>();
+
+  constructor(tuning: SubscriptionTuning) {
+    this.#tuning = tuning;
+  }
+
+  start(
+    options: SubscribeOptions,
+    openSession: CheckpointedSubscriptionInit['openSession'],
+  ): Subscription {
+    const subscription = new CheckpointedSubscription({
+      options,
+      tuning: this.#tuning,
+      openSession,
+      onStopped: (stopped) => this.#running.delete(stopped),
+    });
+    this.#running.add(subscription);
+    return subscription;
+  }
+
+  /** Stops every one, each after its handler in flight; never rejects. */
+  async stopAll(): Promise<void> {
+    await Promise.allSettled([...this.#running].map((subscription) => subscription.stop()));
+  }
+}

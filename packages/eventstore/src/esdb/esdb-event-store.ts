@@ -42,10 +42,9 @@ import type {
   Subscription,
 } from '../port.js';
 import {
-  encodeEvents,
   matchesFilter,
   normalizeFilter,
-  validateExpectedVersion,
+  validateAppend,
   validateReadAllOptions,
   validateReadStreamOptions,
   validateStreamName,
@@ -129,9 +128,7 @@ export class EsdbEventStore implements EventStore {
     options: AppendOptions,
   ): Promise<AppendResult> {
     this.#assertOpen();
-    validateStreamName(stream);
-    const expected = validateExpectedVersion(options);
-    const encoded = encodeEvents(stream, events);
+    const { expected, encoded } = validateAppend(stream, events, options);
     for (let attempt = 1; ; attempt += 1) {
       // The tail gives the head (revision and hash) and, for 'any'/'exists', shows an immediate
       // retry; an exact or 'no-stream' retry can only show as a version mismatch.

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { resolveStoredIds } from '../append-rules.js';
-import { CheckpointedSubscription } from '../checkpointed-subscription.js';
+import { RunningSubscriptions } from '../checkpointed-subscription.js';
 import {
   DuplicateEventIdError,
   EventStoreClosedError,
@@ -24,8 +24,7 @@ import type {
 import { decodePosition, encodePosition } from '../position.js';
 import {
   type EncodedEvent,
-  encodeEvents,
-  validateExpectedVersion,
+  validateAppend,
   validateReadAllOptions,
   validateReadStreamOptions,
   validateStreamName,
@@ -82,8 +81,7 @@ export class SqlEventStore implements EventStore {
   readonly #driver: SqlDriver;
   readonly #schema: string;
   readonly #sql: Statements;
-  readonly #tuning: SqlSubscriptionTuning;
-  readonly #subscriptions = new Set<CheckpointedSubscription>();
+  readonly #subscriptions: RunningSubscriptions;
   /** In-process wake-up for local subscribers; NOTIFY covers the other processes. */
   readonly #appended = new EventEmitter().setMaxListeners(0);
   #closed = false;
@@ -92,13 +90,13 @@ export class SqlEventStore implements EventStore {
     this.#driver = driver;
     this.#schema = options.schema;
     this.#sql = statements(options.schema);
-    this.#tuning = {
+    this.#subscriptions = new RunningSubscriptions({
       pollIntervalMs: 250,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,
       pageSize: 500,
       ...options.subscriptions,
-    };
+    });
   }
 
   /** Migrates the schema (under an advisory lock) and returns a ready store. */
@@ -122,9 +120,7 @@ export class SqlEventStore implements EventStore {
     options: AppendOptions,
   ): Promise<AppendResult> {
     this.#assertOpen();
-    validateStreamName(stream);
-    const expected = validateExpectedVersion(options);
-    const encoded = encodeEvents(stream, events);
+    const { expected, encoded } = validateAppend(stream, events, options);
     let rows: AppendRow[];
     try {
       ({ rows } = await this.#driver.query<AppendRow>(this.#sql.append, [
@@ -210,14 +206,7 @@ export class SqlEventStore implements EventStore {
       leaseKey: `croupier.subscription:${this.#schema}:${options.name}`,
       appended: this.#appended,
     };
-    const subscription = new CheckpointedSubscription({
-      options,
-      tuning: this.#tuning,
-      openSession: (signals) => openSqlSession(session, signals),
-      onStopped: (stopped) => this.#subscriptions.delete(stopped),
-    });
-    this.#subscriptions.add(subscription);
-    return subscription;
+    return this.#subscriptions.start(options, (signals) => openSqlSession(session, signals));
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {
@@ -242,7 +231,7 @@ export class SqlEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#subscriptions].map((subscription) => subscription.stop()));
+    await this.#subscriptions.stopAll();
     this.#appended.removeAllListeners();
     await this.#driver.close();
   }
