@@ -48,7 +48,9 @@ export class MemoryEventStore implements EventStore {
     this.#assertOpen();
     const { expected, encoded } = validateAppend(stream, events, options);
     await this.#roundTrip();
-    // Ids first, as in the SQL stores: a retry gets its original result whatever it expected.
+    // Ids first: a retry gets its original result whatever it expected, as in every store. (Where
+    // the version is wrong too and only a later id of the batch is stored, PostgreSQL reports the
+    // version instead; the port leaves that order open.)
     if (encoded.some((event) => this.#log.locate(event.id) !== undefined)) {
       return resolveStoredIds(stream, encoded, (id) => this.#log.locate(id));
     }
