@@ -1,5 +1,6 @@
 import { EsdbEventStore } from './esdb/esdb-event-store.js';
 import { EventValidationError } from './errors.js';
+import { MemoryEventStore } from './memory/memory-event-store.js';
 import { PgliteDriver } from './pglite/pglite-driver.js';
 import type { EventStore } from './port.js';
 import { PostgresDriver } from './postgres/postgres-driver.js';
@@ -27,13 +28,17 @@ export type EventStoreConfig =
       readonly subscriptions?: Partial<SqlSubscriptionTuning>;
     }
   | {
+      /** In this process's memory: for tests and as the port's reference; not durable. */
+      readonly kind: 'memory';
+    }
+  | {
       readonly kind: 'esdb';
       /** e.g. `esdb://localhost:2113?tls=false` */
       readonly connectionString: string;
       readonly subscriptions?: { readonly lockRetryMs?: number; readonly maxBackoffMs?: number };
     };
 
-/** Opens an event store (and migrates its schema, for the SQL stores). */
+/** Opens an event store (and migrates its schema, for the SQL stores); `memory` starts empty. */
 export async function createEventStore(config: EventStoreConfig): Promise<EventStore> {
   switch (config.kind) {
     case 'postgres': {
@@ -61,6 +66,8 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
         ...(config.subscriptions ? { subscriptions: config.subscriptions } : {}),
       });
     }
+    case 'memory':
+      return new MemoryEventStore();
     case 'esdb':
       return EsdbEventStore.connect(config.connectionString, config.subscriptions);
     default:

@@ -41,6 +41,7 @@ export { decodePosition, encodePosition } from './position.js';
 export { backoffs, type Backoff } from './backoff.js';
 export { MAX_STREAM_NAME_LENGTH } from './validation.js';
 export { createEventStore, type EventStoreConfig } from './factory.js';
+export { MemoryEventStore } from './memory/memory-event-store.js';
 export { DEFAULT_SCHEMA } from './sql/schema-name.js';
 export { MIGRATIONS, type Migration } from './sql/migrations.js';
 export type { SqlSubscriptionTuning } from './sql/sql-subscription.js';

@@ -1,7 +1,7 @@
 /**
- * The EventStore port. Every adapter (postgres, pglite, esdb) implements this interface and passes
- * the same contract suite (`test/contract.ts`). Revisions and positions are `bigint` everywhere;
- * adapters convert their driver's types at their edge.
+ * The EventStore port. Every adapter (postgres, pglite, esdb, memory) implements this interface and
+ * passes the same contract suite (`test/contract.ts`). Revisions and positions are `bigint`
+ * everywhere; adapters convert their driver's types at their edge.
  */
 
 /**

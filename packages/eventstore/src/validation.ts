@@ -42,6 +42,20 @@ export function validateExpectedVersion(options: AppendOptions | undefined): Exp
   );
 }
 
+/**
+ * Checks an append's input in the order every adapter reports it: stream name, expected version,
+ * then the events, each serialized once.
+ */
+export function validateAppend(
+  stream: string,
+  events: readonly NewEvent[],
+  options: AppendOptions,
+): { expected: ExpectedVersion; encoded: EncodedEvent[] } {
+  validateStreamName(stream);
+  const expected = validateExpectedVersion(options);
+  return { expected, encoded: encodeEvents(stream, events) };
+}
+
 /** An event checked and serialized once: the text every adapter stores and hashes. */
 export interface EncodedEvent {
   readonly id: string;

@@ -18,6 +18,7 @@ import {
   eventually,
   readAllWithPrefix,
   record,
+  rejection,
   sleep,
   uniqueName,
 } from './support.js';
@@ -34,15 +35,6 @@ export interface ContractTarget {
   readonly detectsDuplicateIdsAcrossStreams?: boolean;
   /** False where filtered-out events cannot move the checkpoint (ESDB, see its adapter). */
   readonly checkpointsFilteredEvents?: boolean;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
 }
 
 function expectBigints(recorded: RecordedEvent): void {

@@ -27,6 +27,16 @@ export function uniqueName(label: string): string {
   return `${label}-${randomUUID().slice(0, 8)}`;
 }
 
+/** What a promise rejects with; fails when it resolves. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a rejection, but the promise resolved');
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }

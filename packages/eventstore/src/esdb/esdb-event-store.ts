@@ -18,6 +18,7 @@ import {
   type Position,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { satisfiesExpectedVersion } from '../append-rules.js';
 import { backoffs, Deferred, WakeSignal } from '../backoff.js';
 import {
   EventStoreClosedError,
@@ -41,10 +42,9 @@ import type {
   Subscription,
 } from '../port.js';
 import {
-  encodeEvents,
   matchesFilter,
   normalizeFilter,
-  validateExpectedVersion,
+  validateAppend,
   validateReadAllOptions,
   validateReadStreamOptions,
   validateStreamName,
@@ -128,9 +128,7 @@ export class EsdbEventStore implements EventStore {
     options: AppendOptions,
   ): Promise<AppendResult> {
     this.#assertOpen();
-    validateStreamName(stream);
-    const expected = validateExpectedVersion(options);
-    const encoded = encodeEvents(stream, events);
+    const { expected, encoded } = validateAppend(stream, events, options);
     for (let attempt = 1; ; attempt += 1) {
       // The tail gives the head (revision and hash) and, for 'any'/'exists', shows an immediate
       // retry; an exact or 'no-stream' retry can only show as a version mismatch.
@@ -140,7 +138,7 @@ export class EsdbEventStore implements EventStore {
       });
       const last = tail[0];
       const actual: StreamState = last ? last.revision : 'no-stream';
-      if (!satisfies(expected, actual)) {
+      if (!satisfiesExpectedVersion(expected, actual)) {
         const retry = await this.#idempotentResult(stream, encoded, expected, actual);
         if (retry) return retry;
         throw new WrongExpectedVersionError(stream, expected, actual);
@@ -290,13 +288,6 @@ function sameBatch(
   const matches = stored.every((event, index) => event.id === encoded[index]?.id);
   const last = stored.at(-1);
   return matches && last ? { revision: last.revision, position: last.position } : null;
-}
-
-function satisfies(expected: ExpectedVersion, actual: StreamState): boolean {
-  if (expected === 'any') return true;
-  if (expected === 'no-stream') return actual === 'no-stream';
-  if (expected === 'exists') return actual !== 'no-stream';
-  return actual === expected;
 }
 
 /** The server-side filter; an event-type list combined with a prefix is finished client-side. */

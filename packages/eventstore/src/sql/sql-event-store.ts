@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { resolveStoredIds } from '../append-rules.js';
+import { RunningSubscriptions } from '../checkpointed-subscription.js';
 import {
   DuplicateEventIdError,
   EventStoreClosedError,
@@ -22,8 +24,7 @@ import type {
 import { decodePosition, encodePosition } from '../position.js';
 import {
   type EncodedEvent,
-  encodeEvents,
-  validateExpectedVersion,
+  validateAppend,
   validateReadAllOptions,
   validateReadStreamOptions,
   validateStreamName,
@@ -33,7 +34,11 @@ import { int8, int8Param, type SqlDriver } from './driver.js';
 import { migrate } from './migrations.js';
 import { toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type Statements } from './statements.js';
-import { SqlSubscription, type SqlSubscriptionTuning } from './sql-subscription.js';
+import {
+  openSqlSession,
+  type SqlSessionInit,
+  type SqlSubscriptionTuning,
+} from './sql-subscription.js';
 
 /** Sentinels of append_events' p_expected parameter. */
 const EXPECTED_CODES: Record<Exclude<ExpectedVersion, bigint>, bigint> = {
@@ -76,8 +81,7 @@ export class SqlEventStore implements EventStore {
   readonly #driver: SqlDriver;
   readonly #schema: string;
   readonly #sql: Statements;
-  readonly #tuning: SqlSubscriptionTuning;
-  readonly #subscriptions = new Set<SqlSubscription>();
+  readonly #subscriptions: RunningSubscriptions;
   /** In-process wake-up for local subscribers; NOTIFY covers the other processes. */
   readonly #appended = new EventEmitter().setMaxListeners(0);
   #closed = false;
@@ -86,13 +90,13 @@ export class SqlEventStore implements EventStore {
     this.#driver = driver;
     this.#schema = options.schema;
     this.#sql = statements(options.schema);
-    this.#tuning = {
+    this.#subscriptions = new RunningSubscriptions({
       pollIntervalMs: 250,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,
       pageSize: 500,
       ...options.subscriptions,
-    };
+    });
   }
 
   /** Migrates the schema (under an advisory lock) and returns a ready store. */
@@ -116,9 +120,7 @@ export class SqlEventStore implements EventStore {
     options: AppendOptions,
   ): Promise<AppendResult> {
     this.#assertOpen();
-    validateStreamName(stream);
-    const expected = validateExpectedVersion(options);
-    const encoded = encodeEvents(stream, events);
+    const { expected, encoded } = validateAppend(stream, events, options);
     let rows: AppendRow[];
     try {
       ({ rows } = await this.#driver.query<AppendRow>(this.#sql.append, [
@@ -149,39 +151,24 @@ export class SqlEventStore implements EventStore {
 
   /**
    * An id of the batch is stored already (the unique index fired, on the fast path that checks
-   * no ids up front). If the stream holds exactly this batch at consecutive revisions, this is a
-   * retry and gets the original result; otherwise a duplicate. A second round trip, on retries only.
+   * no ids up front): a retry gets the original result, anything else is a duplicate. A second
+   * round trip, on retries only.
    */
   async #resolveDuplicate(stream: string, encoded: readonly EncodedEvent[]): Promise<AppendResult> {
     const { rows } = await this.#driver.query<EventLocationRow>(this.#sql.findEvents, [
       encoded.map((event) => event.id),
     ]);
-    const byId = new Map(rows.map((row) => [row.event_id, row]));
-    const located = encoded.map((event) => byId.get(event.id));
-    const first = located[0];
-    const last = located.at(-1);
-    const isRetry =
-      first !== undefined &&
-      last !== undefined &&
-      located.every(
-        (row, index) =>
-          row !== undefined &&
-          row.stream_name === stream &&
-          int8(row.stream_revision) === int8(first.stream_revision) + BigInt(index),
-      );
-    if (isRetry) {
-      return {
-        revision: int8(last.stream_revision),
-        position: encodePosition(BigInt(last.transaction_id), int8(last.sequence)),
-      };
-    }
-    const stored = located.find((row) => row !== undefined);
-    // No row found: the conflicting insert was rolled back meanwhile; report it rather than loop.
-    if (!stored) throw new DuplicateEventIdError(stream, encoded[0]?.id ?? 'unknown');
-    throw new DuplicateEventIdError(stream, stored.event_id, {
-      stream: stored.stream_name,
-      revision: int8(stored.stream_revision),
-    });
+    const byId = new Map(
+      rows.map((row) => [
+        row.event_id,
+        {
+          stream: row.stream_name,
+          revision: int8(row.stream_revision),
+          position: encodePosition(BigInt(row.transaction_id), int8(row.sequence)),
+        },
+      ]),
+    );
+    return resolveStoredIds(stream, encoded, (id) => byId.get(id));
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -212,17 +199,14 @@ export class SqlEventStore implements EventStore {
   subscribe(options: SubscribeOptions): Subscription {
     this.#assertOpen();
     validateSubscribeOptions(options);
-    const subscription = new SqlSubscription({
+    const session: SqlSessionInit = {
       driver: this.#driver,
       sql: this.#sql,
+      name: options.name,
       leaseKey: `croupier.subscription:${this.#schema}:${options.name}`,
       appended: this.#appended,
-      tuning: this.#tuning,
-      options,
-      onStopped: (stopped) => this.#subscriptions.delete(stopped),
-    });
-    this.#subscriptions.add(subscription);
-    return subscription;
+    };
+    return this.#subscriptions.start(options, (signals) => openSqlSession(session, signals));
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {
@@ -247,7 +231,7 @@ export class SqlEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await Promise.allSettled([...this.#subscriptions].map((subscription) => subscription.stop()));
+    await this.#subscriptions.stopAll();
     this.#appended.removeAllListeners();
     await this.#driver.close();
   }

@@ -1,0 +1,253 @@
+import { backoffs, Deferred, WakeSignal } from './backoff.js';
+import { SubscriptionOwnershipLostError, SubscriptionStoppedError } from './errors.js';
+import type { RecordedEvent, SubscribeOptions, Subscription } from './port.js';
+import { normalizeFilter, type NormalizedFilter } from './validation.js';
+
+export interface SubscriptionTuning {
+  /** Fallback poll when no wake-up arrives (ms). */
+  readonly pollIntervalMs: number;
+  /** How often a standby consumer tries to take the lease (ms). */
+  readonly lockRetryMs: number;
+  /** Cap of the exponential backoff after an error (ms). */
+  readonly maxBackoffMs: number;
+  /** Events read per page. */
+  readonly pageSize: number;
+}
+
+/** Events after a position that pass the filter, read in one snapshot of the log. */
+export interface LogPage {
+  readonly events: RecordedEvent[];
+  /** The newest position in the same snapshot, matched or not; null when the log is empty. */
+  readonly head: bigint | null;
+}
+
+/**
+ * One consumer's hold on a subscription name in one store: the single-active-consumer lease, the
+ * stored checkpoint and the log. A session that breaks throws; the consumer opens another.
+ */
+export interface ConsumerSession {
+  /** Takes the lease if nobody holds it; true when this session holds it. */
+  tryAcquire(): Promise<boolean>;
+  /** The stored checkpoint, or null when none is stored yet. */
+  loadCheckpoint(): Promise<bigint | null>;
+  /** Stores a first checkpoint unless one exists; returns the one stored. */
+  createCheckpoint(position: bigint): Promise<bigint>;
+  /** Moves the checkpoint from `from` to `to` (compare-and-swap); false when it was not at `from`. */
+  storeCheckpoint(from: bigint, to: bigint): Promise<boolean>;
+  /** The newest position of the log, or null when it is empty. */
+  head(): Promise<bigint | null>;
+  readPage(after: bigint, filter: NormalizedFilter, limit: number): Promise<LogPage>;
+  /** Releases the lease (if held) and the session's resources. */
+  close(): Promise<void>;
+}
+
+/** What a session tells its consumer. */
+export interface SessionSignals {
+  /** New events may be there, or the lease may be free. */
+  readonly wake: () => void;
+  /** The session's connection failed; its next call throws. */
+  readonly broken: (error: unknown) => void;
+}
+
+export interface CheckpointedSubscriptionInit {
+  readonly options: SubscribeOptions;
+  readonly tuning: SubscriptionTuning;
+  readonly openSession: (signals: SessionSignals) => Promise<ConsumerSession>;
+  readonly onStopped: (subscription: CheckpointedSubscription) => void;
+}
+
+/**
+ * A checkpointed consumer of a store's log, for every store that can read it in position order
+ * (SQL, memory). Life cycle: open a session, stand by until it holds the subscription's lease,
+ * load the checkpoint, then read pages after it and call the handler one event at a time, storing
+ * the checkpoint after each with compare-and-swap. Any failure other than the handler's is
+ * reported, backed off, and the whole cycle restarts from the stored checkpoint.
+ */
+export class CheckpointedSubscription implements Subscription {
+  readonly name: string;
+  readonly #init: CheckpointedSubscriptionInit;
+  readonly #filter: NormalizedFilter;
+  readonly #signal = new WakeSignal();
+  readonly #caughtUp = new Deferred<void>();
+  readonly #done: Promise<void>;
+  #stopping = false;
+  /** A method, not a field read: the flag changes while this object awaits. */
+  #stopped(): boolean {
+    return this.#stopping;
+  }
+  #position: bigint | null = null;
+
+  constructor(init: CheckpointedSubscriptionInit) {
+    this.#init = init;
+    this.name = init.options.name;
+    this.#filter = normalizeFilter(init.options.filter);
+    this.#done = this.#run();
+  }
+
+  position(): bigint | null {
+    return this.#position;
+  }
+
+  caughtUp(): Promise<void> {
+    return this.#caughtUp.promise;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    this.#signal.wake();
+    await this.#done;
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    try {
+      while (!this.#stopped()) {
+        let session: ConsumerSession | null = null;
+        try {
+          session = await this.#init.openSession({
+            wake: () => {
+              this.#signal.wake();
+            },
+            broken: (error) => {
+              this.#report(error);
+              this.#signal.wake();
+            },
+          });
+          if (!(await this.#acquire(session))) break;
+          failures = 0;
+          await this.#consume(session);
+        } catch (error) {
+          this.#report(error);
+          if (this.#stopped()) break;
+          failures += 1;
+          await this.#pause(
+            backoffs.exponential({ capMs: this.#init.tuning.maxBackoffMs })(failures),
+          );
+        } finally {
+          await session?.close().catch((error: unknown) => {
+            this.#report(error);
+          });
+        }
+      }
+    } finally {
+      this.#caughtUp.reject(new SubscriptionStoppedError(this.name));
+      this.#init.onStopped(this);
+    }
+  }
+
+  /** Stands by until this consumer holds the lease; false when stopped meanwhile. */
+  async #acquire(session: ConsumerSession): Promise<boolean> {
+    while (!this.#stopped()) {
+      if (await session.tryAcquire()) return true;
+      await this.#pause(this.#init.tuning.lockRetryMs);
+    }
+    return false;
+  }
+
+  async #consume(session: ConsumerSession): Promise<void> {
+    let checkpoint = await this.#loadCheckpoint(session);
+    this.#position = checkpoint;
+    const { pageSize, pollIntervalMs } = this.#init.tuning;
+    while (!this.#stopped()) {
+      const page = await session.readPage(checkpoint, this.#filter, pageSize);
+      for (const event of page.events) {
+        if (!(await this.#handle(event))) return;
+        await this.#storeCheckpoint(session, checkpoint, event.position);
+        checkpoint = event.position;
+        if (this.#stopped()) return;
+      }
+      // A page shorter than asked reached the end of the snapshot: everything up to its head has
+      // been seen, and events the filter skipped move the checkpoint, so they are not scanned again.
+      const reachedEnd = page.events.length < pageSize;
+      if (reachedEnd && page.head !== null && page.head > checkpoint) {
+        await this.#storeCheckpoint(session, checkpoint, page.head);
+        checkpoint = page.head;
+      }
+      if (reachedEnd) {
+        this.#caughtUp.resolve();
+        await this.#signal.wait(pollIntervalMs);
+      }
+    }
+  }
+
+  /** Calls the handler until it succeeds (the event is never skipped); false when stopped. */
+  async #handle(event: RecordedEvent): Promise<boolean> {
+    for (let failures = 1; ; failures += 1) {
+      try {
+        await this.#init.options.handler(event);
+        return true;
+      } catch (error) {
+        this.#report(error);
+        if (this.#stopped()) return false;
+        await this.#pause(
+          backoffs.exponential({ capMs: this.#init.tuning.maxBackoffMs })(failures),
+        );
+        if (this.#stopped()) return false;
+      }
+    }
+  }
+
+  async #loadCheckpoint(session: ConsumerSession): Promise<bigint> {
+    const stored = await session.loadCheckpoint();
+    if (stored !== null) return stored;
+    const from = this.#init.options.from ?? 'start';
+    let start: bigint;
+    if (from === 'start') start = 0n;
+    else if (from === 'end') start = (await session.head()) ?? 0n;
+    else start = from;
+    // Stored at once: a restart before the first event must not re-resolve 'end' later.
+    return session.createCheckpoint(start);
+  }
+
+  async #storeCheckpoint(session: ConsumerSession, from: bigint, to: bigint): Promise<void> {
+    if (!(await session.storeCheckpoint(from, to))) {
+      throw new SubscriptionOwnershipLostError(this.name);
+    }
+    this.#position = to;
+  }
+
+  /** Sleeps, waking early only when stopped. */
+  async #pause(ms: number): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!this.#stopped() && Date.now() < deadline) {
+      await this.#signal.wait(deadline - Date.now());
+    }
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#init.options.onError?.(error);
+    } catch {
+      // A failing error reporter must not stop the consumer.
+    }
+  }
+}
+
+/** The subscriptions a store has started and not yet stopped: it stops them all when it closes. */
+export class RunningSubscriptions {
+  readonly #tuning: SubscriptionTuning;
+  readonly #running = new Set<CheckpointedSubscription>();
+
+  constructor(tuning: SubscriptionTuning) {
+    this.#tuning = tuning;
+  }
+
+  start(
+    options: SubscribeOptions,
+    openSession: CheckpointedSubscriptionInit['openSession'],
+  ): Subscription {
+    const subscription = new CheckpointedSubscription({
+      options,
+      tuning: this.#tuning,
+      openSession,
+      onStopped: (stopped) => this.#running.delete(stopped),
+    });
+    this.#running.add(subscription);
+    return subscription;
+  }
+
+  /** Stops every one, each after its handler in flight; never rejects. */
+  async stopAll(): Promise<void> {
+    await Promise.allSettled([...this.#running].map((subscription) => subscription.stop()));
+  }
+}
