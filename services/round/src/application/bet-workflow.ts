@@ -15,7 +15,12 @@ import {
   type WalletPort,
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
-import { roundDecider, type BetRequest, type RoundState } from '../domain/round.decider.js';
+import {
+  releaseKey,
+  roundDecider,
+  type BetRequest,
+  type RoundState,
+} from '../domain/round.decider.js';
 import { handleRound, roundAggregate } from './aggregates.js';
 
 /**
@@ -129,7 +134,8 @@ export class BetWorkflow {
       context,
     );
     const released = stakes.filter(
-      (stake) => state.releasedStakes.get(`${stake.betId}/${playerId}`)?.amount === stake.amount,
+      (stake) =>
+        state.releasedStakes.get(releaseKey(stake.betId, playerId))?.amount === stake.amount,
     );
     return this.refund(roundId, playerId, released, reason, context);
   }

@@ -81,7 +81,7 @@ export interface ReleasedStake {
 }
 
 /** Released stakes are keyed by bet id and player: the id alone is the client's to choose. */
-const releaseKey = (betId: string, playerId: string): string => `${betId}/${playerId}`;
+export const releaseKey = (betId: string, playerId: string): string => `${betId}/${playerId}`;
 
 export interface CardAt {
   readonly card: Card;
