@@ -1,20 +1,29 @@
 import { randomUUID } from 'node:crypto';
 /**
- * End-to-end benchmark (issue 4): TABLES tables dealing continuously, 7 bots each betting through
- * the HTTP API (real sockets) on PostgreSQL. Prints JSON lines: settled rounds/s, bet latency
- * p50/p99, settlement lag (RoundCompleted -> PayoutCredited) p50/p99, events/s.
- * Env: TABLES (default 4), DURATION_S (default 30), DATABASE_URL.
+ * End-to-end benchmark (issues 4 and 14): the gateway (every service in one process) on
+ * PostgreSQL, TABLES tables dealing continuously, 7 bots each betting through the HTTP API (real
+ * sockets). The gateway runs as its own process, so what it costs is measured apart from this
+ * driver. One JSON line: settled rounds/s, bet latency p50/p99, settlement lag (RoundCompleted ->
+ * PayoutCredited) p50/p99, events/s, and what each settled round cost (bench/cost.ts):
+ * PostgreSQL transactions and statements, store appends and reads, HTTP requests, CPU ms of the
+ * gateway and of PostgreSQL.
+ * Env: TABLES (default 4), DURATION_S (default 30), PAIR_BETS (default 0), DATABASE_URL.
  */
-import { cpus } from 'node:os';
+import { mkdtempSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createEventStore } from '@croupier/eventstore';
-import { buildApp, loadConfig, System } from '@croupier/gateway';
-import { isolatedPostgres } from '@croupier/testkit';
-import { pino } from 'pino';
+import { freePort } from '@croupier/testkit';
+import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
+import { Remote } from '../support/remote.js';
 import { allEvents } from '../support/invariants.js';
+import { ownDatabase, RoundCost } from './cost.js';
 
 const TABLES = Number(process.env.TABLES ?? 4);
 const DURATION_MS = Number(process.env.DURATION_S ?? 30) * 1000;
 const BOTS = 7;
+/** PAIR_BETS=1: every other bot adds a player-pair bet; by default each bot bets once a round. */
+const PAIR_BETS = process.env.PAIR_BETS === '1';
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return null;
@@ -26,49 +35,51 @@ const percentile = (values: number[], p: number) => {
 const emit = (record: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`);
 
-const postgres = await isolatedPostgres('bench');
+const database = await ownDatabase('bench');
+const schema = 'croupier';
+let gatewayProcess: ServiceProcess | null = null;
+const cost = new RoundCost(database, () =>
+  gatewayProcess === null ? [] : [{ id: 'gateway', pid: gatewayProcess.pid }],
+);
+gatewayProcess = new ServiceProcess(
+  'gateway',
+  'gateway',
+  await freePort(),
+  {
+    EVENTSTORE: 'postgres',
+    DATABASE_URL: database.connectionString,
+    DATABASE_SCHEMA: schema,
+    ...CLUSTER_SECRETS,
+    AUTO_TABLES: '',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '0',
+    ...cost.serviceEnv,
+  },
+  join(mkdtempSync(join(tmpdir(), 'croupier-bench-')), 'gateway.log'),
+);
+await gatewayProcess.start();
+const gateway = gatewayProcess.url;
 const store = await createEventStore({
   kind: 'postgres',
-  connectionString: postgres.connectionString,
-  schema: postgres.schema,
-  maxConnections: 20,
-  subscriptions: { pollIntervalMs: 50 },
+  connectionString: database.connectionString,
+  schema,
+  maxConnections: 2,
 });
-const config = loadConfig({
-  EVENTSTORE: 'postgres',
-  DATABASE_URL: postgres.connectionString,
-  JWT_SECRET: 'bench-secret-0123456789abcdef0123456789ab',
-  SHOE_SEED_KEY: 'bench-seed-key-0123456789abcdef012345678',
-  AUTO_TABLES: '',
-  LOG_LEVEL: 'silent',
-});
-const system = await System.create({
-  config,
-  logger: pino({ level: 'silent' }),
-  store,
-  autoDeal: false,
-});
-await system.start();
-const app = await buildApp(system);
-const address = await app.listen({ host: '127.0.0.1', port: 0 });
-
-const tokenFor = (role: 'operator' | 'dealer' | 'player', id: string) =>
-  system.tokens.issue({ id, role });
-const operator = await tokenFor('operator', 'op');
-const dealer = await tokenFor('dealer', 'dealer');
-async function call(token: string, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${address}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await response.json()) as Record<string, unknown>;
+const remote = new Remote(CLUSTER_SECRETS.JWT_SECRET);
+const operator = { role: 'operator', sub: 'op' } as const;
+const dealer = { role: 'dealer', sub: 'dealer' } as const;
+let httpRequests = 0;
+async function call(
+  as: { role: 'operator' | 'dealer' | 'player'; sub: string },
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+) {
+  httpRequests++;
+  const response = await remote.call(gateway, method, path, as, body);
   if (response.status >= 400)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
+    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
 }
 
 const betLatencies: number[] = [];
@@ -84,16 +95,15 @@ for (const tableId of tables) {
     });
   }
 }
-const bots = await Promise.all(
-  tables.flatMap((tableId) =>
-    Array.from({ length: BOTS }, async (_, b) => ({
-      tableId,
-      id: `${tableId}-bot${b}`,
-      token: await tokenFor('player', `${tableId}-bot${b}`),
-    })),
-  ),
+const bots = tables.flatMap((tableId) =>
+  Array.from({ length: BOTS }, (_, b) => ({
+    tableId,
+    as: { role: 'player', sub: `${tableId}-bot${b}` } as const,
+  })),
 );
 
+const costBefore = await cost.sample();
+const requestsBefore = httpRequests;
 const started = Date.now();
 const startPosition = (await store.readAll({ limit: 1_000_000 })).at(-1)?.position;
 async function dealTable(tableId: string) {
@@ -110,10 +120,10 @@ async function dealTable(tableId: string) {
           .filter((bot) => bot.tableId === tableId)
           .map(async (bot, index) => {
             const t0 = performance.now();
-            await call(bot.token, 'POST', `/v1/rounds/${round.roundId}/bets`, {
+            await call(bot.as, 'POST', `/v1/rounds/${round.roundId}/bets`, {
               bets: [
                 { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000, betId: randomUUID() },
-                ...(index % 2 === 0 && pairOffered
+                ...(PAIR_BETS && index % 2 === 0 && pairOffered
                   ? [{ type: 'player_pair', amount: 100, betId: randomUUID() }]
                   : []),
               ],
@@ -138,9 +148,12 @@ const elapsed = (Date.now() - started) / 1000;
 
 // Let settlement finish, then measure from the events.
 await new Promise((resolve) => setTimeout(resolve, 3_000));
+const requests = httpRequests - requestsBefore;
 const events = (await allEvents(store)).filter(
   (e) => startPosition === undefined || e.position > startPosition,
 );
+await store.close();
+const costAfter = await cost.sample({ stop: () => gatewayProcess.stop() });
 const completedAt = new Map<string, number>();
 const lastCreditAt = new Map<string, number>();
 let settledRounds = 0;
@@ -161,9 +174,10 @@ const lags = [...lastCreditAt]
 emit({
   bench: 'e2e',
   store: 'postgres',
-  transport: 'http',
+  deployment: 'single process (gateway) on PostgreSQL, over HTTP',
   tables: TABLES,
   botsPerTable: BOTS,
+  betsPerBot: PAIR_BETS ? '1-2' : 1,
   seconds: Number(elapsed.toFixed(1)),
   settledRounds,
   settledRoundsPerSecond: Number((settledRounds / elapsed).toFixed(2)),
@@ -173,11 +187,12 @@ emit({
   settlementLagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) },
   events: events.length,
   eventsPerSecond: Number((events.length / elapsed).toFixed(1)),
+  eventsPerRound: settledRounds === 0 ? null : Number((events.length / settledRounds).toFixed(1)),
+  ...RoundCost.perRound(costBefore, costAfter, settledRounds, requests),
   errors,
   cpu: cpus()[0]?.model,
   cores: cpus().length,
+  loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
 });
-await app.close();
-await system.stop();
-await store.close();
-await postgres.drop();
+cost.cleanup();
+await database.drop();

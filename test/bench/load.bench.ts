@@ -8,20 +8,28 @@ import { randomUUID } from 'node:crypto';
  * Env: LEVELS (default "10,25,50" tables), STEP_S (default 20), DRAIN_MAX_S (default 60: how
  * long to wait after dealing stops for every completed round to be credited), DATABASE_URL.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventStore } from '@croupier/eventstore';
-import { isolatedPostgres, startRedisServer } from '@croupier/testkit';
+import { startRedisServer } from '@croupier/testkit';
 import { Cluster, CLUSTER_SECRETS } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
+import {
+  cpuSeconds,
+  groupCpu,
+  groupCpuBetween,
+  machineBusySeconds,
+  ownDatabase,
+  pgrep,
+  postgresPids,
+  RoundCost,
+} from './cost.js';
 
 const LEVELS = (process.env.LEVELS ?? '10,25,50').split(',').map(Number);
 const STEP_MS = Number(process.env.STEP_S ?? 20) * 1000;
 const DRAIN_MAX_MS = Number(process.env.DRAIN_MAX_S ?? 60) * 1000;
 const BOTS = 7;
-const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return null;
@@ -30,68 +38,39 @@ const percentile = (values: number[], p: number) => {
     sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!.toFixed(1),
   );
 };
-const cpuSeconds = (pid: number | null) => {
-  if (pid === null) return 0;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS; // utime + stime
-  } catch {
-    return 0; // exited meanwhile
-  }
-};
-/** Process ids `pgrep` finds (none: an empty list). */
-const pgrep = (...args: string[]): number[] => {
-  try {
-    return execFileSync('pgrep', args, { encoding: 'utf8' })
-      .split('\n')
-      .filter(Boolean)
-      .map(Number);
-  } catch {
-    return [];
-  }
-};
-/** CPU seconds of each process of a group, by pid, at one moment. */
-const groupCpu = (pids: readonly number[]) => new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
-/**
- * Cores a group of processes used between two samples. A process that started in between counts
- * from zero (all its CPU is in the interval); one that ended in between is missed (PostgreSQL
- * backends of pools closing: rare during a step).
- */
+/** Cores a group of processes used between two samples taken `seconds` apart. */
 const groupCores = (before: Map<number, number>, after: Map<number, number>, seconds: number) =>
-  Number(
-    (
-      [...after].reduce((sum, [pid, cpu]) => sum + cpu - (before.get(pid) ?? 0), 0) / seconds
-    ).toFixed(2),
-  );
-/** Busy (non-idle) CPU seconds of the whole machine, all cores, from /proc/stat. */
-const machineBusySeconds = () => {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1);
-  // user nice system idle iowait irq softirq steal (guest time is already in user and nice)
-  const ticks = fields.slice(0, 8).map(Number);
-  const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-  return (ticks.reduce((sum, t) => sum + t, 0) - idle) / CLOCK_TICKS;
-};
-/** Every PostgreSQL server process (postmaster, background workers, every backend). */
-const postgresPids = () => pgrep('-x', 'postgres');
+  Number((groupCpuBetween(before, after) / seconds).toFixed(2));
 const emit = (record: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`);
 
-const postgres = await isolatedPostgres('load');
+const database = await ownDatabase('load');
+const schema = 'croupier';
 const redis = await startRedisServer({ persistent: true });
-const cluster = await Cluster.create({
-  databaseUrl: postgres.connectionString,
-  schema: postgres.schema,
+let cluster: Cluster | null = null;
+const cost = new RoundCost(database, () =>
+  (cluster?.processes ?? []).map((p) => ({ id: p.id, pid: p.pid })),
+);
+cluster = await Cluster.create({
+  databaseUrl: database.connectionString,
+  schema,
   redisUrl: redis.url,
-  redisPrefix: postgres.schema,
+  redisPrefix: database.name,
   logDir: mkdtempSync(join(tmpdir(), 'croupier-load-')),
-  env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000' },
+  env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000', ...cost.serviceEnv },
 });
 const store = await createEventStore({
   kind: 'postgres',
-  connectionString: postgres.connectionString,
-  schema: postgres.schema,
+  connectionString: database.connectionString,
+  schema,
+  maxConnections: 2,
 });
 const remote = new Remote(CLUSTER_SECRETS.JWT_SECRET);
+let httpRequests = 0;
+const call: Remote['call'] = (...args) => {
+  httpRequests++;
+  return remote.call(...args);
+};
 const operator = { role: 'operator', sub: 'load-operator' } as const;
 const dealer = { role: 'dealer', sub: 'load-dealer' } as const;
 const round = cluster.url('round');
@@ -118,6 +97,8 @@ async function openTables(count: number) {
 
 for (const tables of LEVELS) {
   await openTables(tables);
+  const costBefore = await cost.sample();
+  const requestsBefore = httpRequests;
   const betLatencies: number[] = [];
   let errors = 0;
   const cpuBefore = new Map(cluster.processes.map((p) => [p.id, cpuSeconds(p.pid)]));
@@ -131,7 +112,7 @@ for (const tables of LEVELS) {
     Array.from({ length: tables }, async (_, t) => {
       const tableId = `load-${t + 1}`;
       while (Date.now() - started < STEP_MS) {
-        const opened = await remote.call<{ roundId?: string; code?: string }>(
+        const opened = await call<{ roundId?: string; code?: string }>(
           round,
           'POST',
           `/v1/tables/${tableId}/rounds`,
@@ -146,7 +127,7 @@ for (const tables of LEVELS) {
         await Promise.all(
           Array.from({ length: BOTS }, async (_, b) => {
             const t0 = performance.now();
-            const placed = await remote.call(
+            const placed = await call(
               round,
               'POST',
               `/v1/rounds/${roundId}/bets`,
@@ -162,12 +143,7 @@ for (const tables of LEVELS) {
           }),
         );
         for (const step of ['close-betting', 'deal']) {
-          const response = await remote.call(
-            round,
-            'POST',
-            `/v1/rounds/${roundId}/${step}`,
-            dealer,
-          );
+          const response = await call(round, 'POST', `/v1/rounds/${roundId}/${step}`, dealer);
           if (response.status !== 200) errors++;
         }
       }
@@ -233,6 +209,8 @@ for (const tables of LEVELS) {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   const drainSeconds = (Date.now() - drainStarted) / 1000;
+  const requests = httpRequests - requestsBefore;
+  const costAfter = await cost.sample();
   const notCredited = uncredited();
   const lags = [...completedAt]
     .filter(([id]) => !notCredited.includes(id) && (linesOf.get(id) ?? 0) > 0)
@@ -253,6 +231,8 @@ for (const tables of LEVELS) {
     roundsNotCreditedInTime: notCredited.length,
     drainSeconds: Number(drainSeconds.toFixed(1)),
     eventsPerSecond: Number((eventCount / seconds).toFixed(1)),
+    // Between the two samples: the step, its drain, and the samples' own waits (idle polling).
+    ...RoundCost.perRound(costBefore, costAfter, settled, requests),
     errors,
     cpuCoresPerProcess: {
       ...cpu,
@@ -267,4 +247,5 @@ for (const tables of LEVELS) {
 await cluster.stop();
 await store.close();
 await redis.cleanup();
-await postgres.drop();
+cost.cleanup();
+await database.drop();
