@@ -43,7 +43,7 @@ export function resolveStoredIds(
         location.stream === stream &&
         location.revision === first.revision + BigInt(index),
     );
-  if (isRetry) return { revision: last.revision, position: last.position };
+  if (isRetry) return { revision: last.revision, position: last.position, idempotent: true };
   const index = located.findIndex((location) => location !== undefined);
   const stored = located[index];
   // Nothing found: the conflicting insert was rolled back meanwhile; report it rather than loop.

@@ -51,6 +51,12 @@ export interface AppendResult {
   readonly revision: bigint;
   /** Global position of the last appended event. */
   readonly position: bigint;
+  /**
+   * True when the stream already held this very batch (same ids, consecutive revisions) from an
+   * earlier append, so nothing was written: `revision` and `position` are the original's. A
+   * caller that decided on a cached state then knows the stream may be past what it holds.
+   */
+  readonly idempotent: boolean;
 }
 
 export type ReadDirection = 'forwards' | 'backwards';

@@ -177,14 +177,16 @@ export function eventStoreContract(target: ContractTarget): void {
         const stream = uniqueName('wallet');
         const batch = events(2, 'StakeDebited');
         const original = await store.append(stream, batch, { expectedVersion: 'no-stream' });
+        expect(original.idempotent).toBe(false);
+        const retried = { ...original, idempotent: true };
         expect(await store.append(stream, batch, { expectedVersion: 'no-stream' })).toEqual(
-          original,
+          retried,
         );
-        expect(await store.append(stream, batch, { expectedVersion: 'any' })).toEqual(original);
+        expect(await store.append(stream, batch, { expectedVersion: 'any' })).toEqual(retried);
         await store.append(stream, events(1), { expectedVersion: 1n });
         // After other events, a retry with the stale version it was first sent with is still a no-op.
         expect(await store.append(stream, batch, { expectedVersion: 'no-stream' })).toEqual(
-          original,
+          retried,
         );
         expect(await store.readStream(stream)).toHaveLength(3);
       });
@@ -194,8 +196,11 @@ export function eventStoreContract(target: ContractTarget): void {
         await store.append(stream, events(1), { expectedVersion: 'no-stream' });
         const batch = [event('PayoutCredited', { amount: 5 })];
         const original = await store.append(stream, batch, { expectedVersion: 0n });
-        expect(original.revision).toBe(1n);
-        expect(await store.append(stream, batch, { expectedVersion: 0n })).toEqual(original);
+        expect(original).toMatchObject({ revision: 1n, idempotent: false });
+        expect(await store.append(stream, batch, { expectedVersion: 0n })).toEqual({
+          ...original,
+          idempotent: true,
+        });
         expect(await store.readStream(stream)).toHaveLength(2);
       });
 

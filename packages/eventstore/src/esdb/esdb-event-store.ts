@@ -165,6 +165,7 @@ export class EsdbEventStore implements EventStore {
         return {
           revision: esdbBigint(result.nextExpectedRevision),
           position: esdbBigint(result.position?.commit ?? -1n),
+          idempotent: false,
         };
       } catch (error) {
         if (!(error instanceof EsdbWrongExpectedVersionError)) throw error;
@@ -287,7 +288,9 @@ function sameBatch(
   if (stored.length !== encoded.length) return null;
   const matches = stored.every((event, index) => event.id === encoded[index]?.id);
   const last = stored.at(-1);
-  return matches && last ? { revision: last.revision, position: last.position } : null;
+  return matches && last
+    ? { revision: last.revision, position: last.position, idempotent: true }
+    : null;
 }
 
 /** The server-side filter; an event-type list combined with a prefix is finished client-side. */

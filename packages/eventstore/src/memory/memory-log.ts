@@ -99,7 +99,7 @@ export class MemoryLog {
     this.#events.push(...appended);
     for (const stored of appended) this.#byId.set(stored.id, stored);
     const last = appended.at(-1)!;
-    return { revision: last.revision, position: last.position };
+    return { revision: last.revision, position: last.position, idempotent: false };
   }
 
   /** A stream's events from a revision (inclusive), in either direction; [] when it is missing. */

@@ -146,6 +146,7 @@ export class SqlEventStore implements EventStore {
     return {
       revision: int8(row.out_revision),
       position: encodePosition(BigInt(row.out_transaction_id), int8(row.out_sequence)),
+      idempotent: row.out_idempotent,
     };
   }
 
