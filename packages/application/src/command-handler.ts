@@ -104,10 +104,15 @@ export interface HandleOptions<Event> {
 }
 
 /**
- * The one command handler: read the stream, fold, decide, append with the revision read, and on
- * a concurrent append read again and decide again, as its retry policy says. A domain error from
+ * The one command handler: fold the stream, decide, append with the revision folded, and on a
+ * concurrent append read again and decide again, as its retry policy says. A domain error from
  * `decide` rejects the command with nothing appended. With deterministic event ids, a step retried
  * after a crash finds its events already stored and changes nothing.
+ *
+ * A stream this process has seen is decided on from its cached state, without a read. Only an
+ * append can confirm such a decision (its expected version checks nobody appended since); a
+ * conflict, a refusal or a decision to do nothing is taken again on the stream as read from the
+ * store, so a stale cache can cost a round trip but never change an outcome (ADR 0020).
  *
  * One instance per process, made by the composition root with its policy and handed to every
  * service, so its cache and its queues are visible where the process is wired (ADR 0007):
@@ -137,6 +142,14 @@ export class CommandHandler {
     let held = 0;
     for (const cache of this.#caches.values()) held += cache.size;
     return held;
+  }
+
+  /**
+   * The state this process last saw of a stream, with no read: what a command decides on first.
+   * The append's expected version then checks it is still the stream's head.
+   */
+  #cached<State>(aggregate: object, stream: string): Loaded<State> | undefined {
+    return this.#cacheOf(aggregate).get(stream) as Loaded<State> | undefined;
   }
 
   /** Reads a stream and folds it through the decider (from the last state seen, when cached). */
@@ -209,12 +222,20 @@ export class CommandHandler {
   ): Promise<Handled<Event, State>> {
     const { maxAttempts, backoff } = this.#retry;
     for (let attempt = 1; ; attempt++) {
-      const loaded = await this.load(aggregate, stream);
-      const resolved =
-        typeof command === 'function'
-          ? (command as (state: State) => Command)(loaded.state)
-          : command;
-      const events = aggregate.decider.decide(resolved, loaded.state);
+      // First from the cache (no round trip); after a conflict, from the store.
+      const cached = attempt === 1 ? this.#cached<State>(aggregate, stream) : undefined;
+      const loaded = cached ?? (await this.load(aggregate, stream));
+      let events: readonly Event[];
+      try {
+        const resolved =
+          typeof command === 'function'
+            ? (command as (state: State) => Command)(loaded.state)
+            : command;
+        events = aggregate.decider.decide(resolved, loaded.state);
+      } catch (error) {
+        if (cached !== undefined) continue; // refused on what this process saw: read, then judge
+        throw error;
+      }
       const foreign = events.find((event) => !aggregate.writes.includes(event.type));
       if (foreign !== undefined) {
         throw new Error(
@@ -222,6 +243,7 @@ export class CommandHandler {
         );
       }
       if (events.length === 0) {
+        if (cached !== undefined) continue; // nothing to do, as far as the cache knows: read
         return { events, state: loaded.state, revision: loaded.revision, position: null };
       }
       const ids = options.eventIds?.(events) ?? events.map(() => randomId());
@@ -237,9 +259,11 @@ export class CommandHandler {
           })),
           { expectedVersion: loaded.revision ?? 'no-stream' },
         );
-        if (loaded.revision !== null && result.revision <= loaded.revision) {
-          // The store recognized these event ids as already in the stream: a retried step.
-          return { events: [], state: loaded.state, revision: loaded.revision, position: null };
+        if (result.idempotent) {
+          // The stream already held these events: an earlier attempt of this step recorded them,
+          // and the stream may have moved on since. Report it as it now is.
+          const current = await this.load(aggregate, stream);
+          return { events: [], state: current.state, revision: current.revision, position: null };
         }
         let state = loaded.state;
         for (const event of events) state = aggregate.decider.evolve(state, event);
@@ -262,6 +286,8 @@ export class CommandHandler {
           return { events: [], state: current.state, revision: current.revision, position: null };
         }
         if (!(error instanceof WrongExpectedVersionError)) throw error;
+        // The cache was behind (another process wrote): read what it missed, decide again now.
+        if (cached !== undefined && attempt < maxAttempts) continue;
         if (attempt >= maxAttempts) {
           throw new DomainError(
             'CONCURRENCY_CONFLICT',
