@@ -461,7 +461,7 @@ function isApiRoute(url: string): boolean {
 /** A zod object that refuses unknown keys (`z.strictObject`, `.strict()`). */
 function isStrictObject(schema: unknown): boolean {
   if (!(schema instanceof z.ZodObject)) return false;
-  const catchall = (schema as z.ZodObject).def.catchall;
+  const catchall = schema.def.catchall;
   return catchall instanceof z.ZodNever;
 }
 

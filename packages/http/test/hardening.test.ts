@@ -233,7 +233,7 @@ describe('tokens must expire, within a bounded lifetime, issued in the past', ()
     });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toMatchObject({ code: 'UNAUTHENTICATED', errors: [{ field }] });
-    expect(response.json().detail).toMatch(detail);
+    expect(response.json<{ detail: string }>().detail).toMatch(detail);
     expect(response.body).not.toContain('a'.repeat(100));
   });
 
@@ -290,7 +290,7 @@ describe('bodies are JSON, queries are strict', () => {
     });
     expect(response.statusCode).toBe(415);
     expect(response.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
-    expect(response.json().detail).toContain('text/plain');
+    expect(response.json<{ detail: string }>().detail).toContain('text/plain');
   });
 
   it('answers 400 naming an unknown query parameter, on routes with and without a query', async () => {
@@ -331,9 +331,13 @@ async function rawExchange(app: HttpApp, bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1', () => socket.write(bytes));
     let answer = '';
-    socket.on('data', (chunk) => (answer += chunk.toString('latin1')));
+    socket.on('data', (chunk: Buffer) => {
+      answer += chunk.toString('latin1');
+    });
     socket.on('error', reject);
-    socket.on('close', () => resolve(answer));
+    socket.on('close', () => {
+      resolve(answer);
+    });
   });
 }
 
