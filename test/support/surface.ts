@@ -53,6 +53,7 @@ export async function internalApp(system: System, rateLimitPerMinute = 0): Promi
     version: '1',
     tokens: system.tokens,
     rateLimitPerMinute,
+    failedLoginsPerMinute: system.config.RATE_LIMIT_FAILED_LOGINS_PER_MINUTE,
   });
   shoeInternalRoutes(app, { shoes: system.shoes });
   walletInternalRoutes(app, { wallets: system.wallets });

@@ -199,8 +199,17 @@ export function describeEvent(recorded: RecordedEvent): string {
     case 'security-': {
       const parsed = securityEventSchema.safeParse(input);
       if (parsed.success) {
-        const { reason, method, path, ip } = parsed.data.data;
-        return `failed login from ${ip}: ${reason} (${method} ${path})`;
+        const event = parsed.data;
+        if (event.type === 'AuthenticationFailed') {
+          const { reason, method, path, ip } = event.data;
+          return `failed login from ${ip}: ${reason} (${method} ${path})`;
+        }
+        // `rate-limited` among the reasons: refused 429 for too many, unread.
+        const { client, count, reasons, windowStart, windowEnd, first } = event.data;
+        const why = Object.entries(reasons)
+          .map(([reason, times]) => `${reason} ${times}`)
+          .join(', ');
+        return `${count} failed login${count === 1 ? '' : 's'} from ${client} between ${windowStart} and ${windowEnd} (${why}); first: ${first.method} ${first.path}`;
       }
       break;
     }

@@ -5,7 +5,8 @@ import { provenanceOf } from './parse.js';
 
 /**
  * Significant events (GLI-19 style): what a regulator wants listed apart from ordinary play.
- * Failed logins are AuthenticationFailed events of the day's security stream.
+ * Failed logins are the day's security stream: AuthenticationFailuresRecorded (a client's failed
+ * logins of one window), and AuthenticationFailed (one each) in logs written before it.
  */
 export const SIGNIFICANT_EVENT_CATEGORIES = {
   RoundVoided: 'void',
@@ -23,6 +24,7 @@ export const SIGNIFICANT_EVENT_CATEGORIES = {
   CommissionCollected: 'balance-adjustment',
   PayoutAdjusted: 'balance-adjustment',
   AuthenticationFailed: 'failed-login',
+  AuthenticationFailuresRecorded: 'failed-login',
 } as const;
 
 export type SignificantCategory =

@@ -17,6 +17,7 @@ const SETTINGS = [
   'DATABASE_URL',
   'EVENTSTORE_URL',
   'REDIS_URL',
+  'TOKEN_MAX_LIFETIME',
 ];
 
 const scratch = mkdtempSync(join(tmpdir(), 'croupier-token-'));
@@ -113,6 +114,27 @@ describe('croupier token', () => {
     expect((await new TokenAuthority(JWT_SECRET).verify(again.stdout.trim())).role).toBe(
       'regulator',
     );
+  });
+
+  it('never prints a token the API would refuse for living too long (TOKEN_MAX_LIFETIME)', async () => {
+    vi.stubEnv('JWT_SECRET', SECRET);
+    const long = await croupier('token', '--role', 'operator', '--sub', 'olga', '--expires', '2d');
+    expect(long.code).toBe(2);
+    expect(long.stdout).toBe('');
+    expect(long.stderr).toMatch(/--expires 2d is longer than TOKEN_MAX_LIFETIME \(86400 s\)/);
+    vi.stubEnv('TOKEN_MAX_LIFETIME', '3d');
+    const allowed = await croupier(
+      'token',
+      '--role',
+      'operator',
+      '--sub',
+      'olga',
+      '--expires',
+      '2d',
+    );
+    expect(allowed.code).toBe(0);
+    const authority = new TokenAuthority(SECRET, { maxLifetimeSeconds: 3 * 86_400 });
+    expect(await authority.verify(allowed.stdout.trim())).toEqual({ id: 'olga', role: 'operator' });
   });
 
   it('refuses a role it does not issue, naming the roles it does', async () => {

@@ -11,12 +11,12 @@ export interface ErrorCodeDescription {
 const descriptions = {
   VALIDATION_ERROR: {
     meaning:
-      'The request does not fit its schema: a path, query or body field is missing, mistyped or out of range, or the body is not JSON. `errors` names each field.',
+      'The request does not fit its schema: a path, query or body field is missing, mistyped or out of range (an amount past 2^53 - 1), a field or query parameter is unknown, a text holds control characters or a lone surrogate, or the body is not JSON. `errors` names each field.',
     example: 'body.bets.0.amount: Invalid input: expected number, received string',
   },
   UNAUTHENTICATED: {
     meaning:
-      'No bearer token, or one that is expired, badly signed, not issued by Croupier or without a role. Get a new token.',
+      'No bearer token, or one that is expired, badly signed, not issued by Croupier, without a role, without `exp`, living longer than its role may (`TOKEN_MAX_LIFETIME`), issued in the future, or whose `sub` is not 1-64 letters, digits or `_ . @ -`. Get a new token.',
     example: 'send a bearer token: Authorization: Bearer <JWT>',
   },
   FORBIDDEN: {
@@ -208,14 +208,25 @@ const descriptions = {
     meaning: 'A path parameter is over 100 characters.',
     example: "'/v1/rounds/aaaaaaaa…' is exceeding the max param length",
   },
+  REQUEST_TIMEOUT: {
+    meaning:
+      'The whole request (headers and body) did not arrive within the request timeout (`HTTP_REQUEST_TIMEOUT_MS`); the connection is closed. Send the request again at once.',
+    example: 'the request did not arrive in time: send the headers and the body at once',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
-    meaning: 'The body is not in a media type the API reads: send application/json.',
-    example: 'Unsupported Media Type',
+    meaning:
+      'A body in a media type other than JSON (`text/plain`, a form, none at all): send `content-type: application/json`.',
+    example: 'the body must be application/json; got content-type text/plain',
   },
   RATE_LIMITED: {
     meaning:
-      'Too many requests from this client (its token, or its address without one). `Retry-After` says when to try again.',
+      'Too many requests from this client (its token, or its address without one), or too many failed logins from its address (`RATE_LIMIT_FAILED_LOGINS_PER_MINUTE`: only requests with a valid token go on). `Retry-After` says when to try again.',
     example: 'too many requests: at most 6000 a minute; retry in 1 minute',
+  },
+  HEADERS_TOO_LARGE: {
+    meaning:
+      'The request line and headers are larger than the server reads (`HTTP_MAX_HEADER_SIZE`); the connection is closed.',
+    example: 'the request line and headers are larger than this server reads',
   },
   INTERNAL_ERROR: {
     meaning:

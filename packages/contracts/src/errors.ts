@@ -49,10 +49,12 @@ export const ERROR_STATUS = {
   INVALID_TABLE_CONFIG: 422,
   SEED_MISMATCH: 422,
   /** Transport refusals: the request never reached a command. */
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
 } as const;

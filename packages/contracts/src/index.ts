@@ -1,4 +1,5 @@
 export * from './ids.js';
+export * from './text.js';
 export * from './table-config.js';
 export * from './events/index.js';
 export * from './errors.js';

@@ -9,6 +9,7 @@ import {
   type TableRules,
 } from '@croupier/baccarat';
 import { z } from 'zod';
+import { textSchema } from './text.js';
 
 const minorUnits = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
@@ -37,8 +38,8 @@ export const currencySchema = z
  */
 const tableConfigShape = z
   .object({
-    name: z.string().trim().min(1).max(80),
-    preset: z.string().optional(),
+    name: textSchema({ max: 80 }),
+    preset: textSchema({ max: 40 }).optional(),
     currency: currencySchema,
     cardSource: cardSourceSchema,
     decks: z.number().int().min(1).max(8),

@@ -63,6 +63,22 @@ export class EventValidationError extends EventStoreError {
   }
 }
 
+/**
+ * A string of an event (in its data or metadata, a value or a key) that no store can keep:
+ * U+0000, or a lone UTF-16 surrogate (PostgreSQL refuses both, 22P02). `path` names it
+ * (`data.reference`), so a caller can tell its client which field to fix.
+ */
+export class UnstorableTextError extends EventValidationError {
+  constructor(
+    where: string,
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${where}: ${path} ${reason}`);
+    this.name = 'UnstorableTextError';
+  }
+}
+
 /** A value cannot be encoded as canonical JSON (bigint, NaN, Infinity, function, symbol, cycle). */
 export class CanonicalJsonError extends EventStoreError {
   readonly code = 'NOT_CANONICAL_JSON';

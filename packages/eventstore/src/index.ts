@@ -26,6 +26,7 @@ export {
   StreamNameError,
   SubscriptionOwnershipLostError,
   SubscriptionStoppedError,
+  UnstorableTextError,
   WrongExpectedVersionError,
 } from './errors.js';
 export { canonicalJson } from './canonical-json.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
-import { EventValidationError, StreamNameError } from './errors.js';
+import { EventValidationError, StreamNameError, UnstorableTextError } from './errors.js';
 import { encodeEvents, matchesFilter, normalizeFilter, validateStreamName } from './validation.js';
 
 describe('encodeEvents', () => {
@@ -23,6 +23,23 @@ describe('encodeEvents', () => {
     expect(() =>
       encodeEvents('s', [{ id: randomUUID(), type: 'T', data: { s: 'a\u0000b' } }]),
     ).toThrow(EventValidationError);
+  });
+
+  it('names the field that holds unstorable text: NUL or a lone surrogate, in data or metadata', () => {
+    const cases: [Record<string, unknown>, Record<string, unknown>, string][] = [
+      [{ reference: 'a\u0000b' }, {}, 'data.reference'],
+      [{ bets: [{ type: 'x\ud800' }] }, {}, 'data.bets.0.type'],
+      [{ ok: 'pair \ud83c\udca1 is fine' }, { actor: { id: '\udc00' } }, 'metadata.actor.id'],
+    ];
+    for (const [data, metadata, path] of cases) {
+      const attempt = () => encodeEvents('s', [{ id: randomUUID(), type: 'T', data, metadata }]);
+      expect(attempt).toThrow(UnstorableTextError);
+      expect(attempt).toThrow(path);
+    }
+    // A backslash followed by "u0000" is six ordinary characters, not a NUL.
+    expect(() =>
+      encodeEvents('s', [{ id: randomUUID(), type: 'T', data: { s: '\\u0000 \ud83c\udca1' } }]),
+    ).not.toThrow();
   });
 });
 

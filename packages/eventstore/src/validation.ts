@@ -1,5 +1,5 @@
 import { canonicalJson } from './canonical-json.js';
-import { EventValidationError, StreamNameError } from './errors.js';
+import { EventValidationError, StreamNameError, UnstorableTextError } from './errors.js';
 import { CHAIN_KEYS, metadataWithoutChain } from './hash-chain.js';
 import type {
   AppendOptions,
@@ -119,13 +119,50 @@ export function encodeEvents(stream: string, events: readonly NewEvent[]): Encod
         `${where}: ${error instanceof Error ? error.message : String(error)}`,
       );
     }
-    if (dataJson.includes('\\u0000') || metadataJson.includes('\\u0000')) {
-      throw new EventValidationError(`${where}: strings must not contain U+0000`);
-    }
+    const unstorable =
+      unstorableTextIn(event.data, 'data') ?? unstorableTextIn(metadata ?? {}, 'metadata');
+    if (unstorable !== null)
+      throw new UnstorableTextError(where, unstorable.path, unstorable.reason);
     // Keys sort as data < metadata < type, so this is canonicalJson({type, data, metadata}).
     const chainContent = `{"data":${dataJson},"metadata":${metadataJson},"type":${JSON.stringify(event.type)}}`;
     return { id, type: event.type, dataJson, metadataJson, chainContent };
   });
+}
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function unstorableReason(text: string): string | null {
+  if (text.includes('\u0000')) return 'must not contain U+0000';
+  if (LONE_SURROGATE.test(text)) return 'must be well-formed Unicode (holds a lone surrogate)';
+  return null;
+}
+
+/**
+ * The first string, value or key, that PostgreSQL cannot store, with its path. Runs on values
+ * canonicalJson has accepted, so there are no cycles; `toJSON` values (dates) are ASCII.
+ */
+function unstorableTextIn(value: unknown, path: string): { path: string; reason: string } | null {
+  if (typeof value === 'string') {
+    const reason = unstorableReason(value);
+    return reason === null ? null : { path, reason };
+  }
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = unstorableTextIn(item, `${path}.${index}`);
+      if (found !== null) return found;
+    }
+    return null;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const keyReason = unstorableReason(key);
+    if (keyReason !== null)
+      return { path: `${path} key ${JSON.stringify(key)}`, reason: keyReason };
+    const found = unstorableTextIn(item, `${path}.${key}`);
+    if (found !== null) return found;
+  }
+  return null;
 }
 
 export function validateReadStreamOptions(options: ReadStreamOptions | undefined): {

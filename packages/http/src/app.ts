@@ -3,7 +3,15 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { DomainError, type CommandContext, type ErrorCode, type Role } from '@croupier/contracts';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import {
+  DomainError,
+  ERROR_STATUS,
+  type CommandContext,
+  type ErrorCode,
+  type Role,
+} from '@croupier/contracts';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -21,10 +29,18 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, type Principal, type TokenAuthority } from './auth.js';
-import { secureFastifyLogger } from './logging.js';
+import { FailedLoginLimiter } from './failed-logins.js';
+import { secureFastifyLogger, withoutQueryCredentials } from './logging.js';
 import { HttpMetrics, type AuthFailureReason, type HttpMetricsOptions } from './metrics.js';
 import { operationTransform } from './openapi.js';
-import { problemJsonSchema, problemOf, sendProblem, type Problem } from './problem.js';
+import {
+  problemJsonSchema,
+  problemOf,
+  problemTitleOf,
+  problemTypeOf,
+  sendProblem,
+  type Problem,
+} from './problem.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -77,7 +93,52 @@ export interface HttpAppOptions {
   readonly metrics?: HttpMetricsOptions;
   /** Called with every problem answered, after it is mapped (e.g. to count refusals by code). */
   readonly onProblem?: (request: FastifyRequest, problem: Problem) => void;
+  /**
+   * Failed logins (401) a client address may make per minute; past that, its requests without
+   * a valid token answer 429 before anything is read or recorded, while requests with a valid
+   * token from the same address go on. 0 turns it off. Default 30.
+   */
+  readonly failedLoginsPerMinute?: number;
+  /** Called with every request refused for want of a valid token (the security log counts them). */
+  readonly onAuthenticationFailure?: (failure: AuthenticationFailure) => void;
+  /** Timeouts and header limits of the sockets; see `HttpLimits`. */
+  readonly limits?: Partial<HttpLimits>;
 }
+
+/** A request refused for want of a valid token, as the security log keeps it: never the token. */
+export interface AuthenticationFailure {
+  /** The client address. */
+  readonly client: string;
+  readonly reason: AuthFailureReason;
+  readonly method: string;
+  /** The route template, or 'unmatched'. */
+  readonly route: string;
+  /** The URL with its query credentials redacted, at most 300 characters. */
+  readonly path: string;
+  readonly at: Date;
+  /** Refused 429 for too many failed logins, without its token even being counted as tried. */
+  readonly rateLimited: boolean;
+}
+
+/**
+ * What a socket may cost: a slow or stalled client is answered 408 and disconnected once
+ * `requestTimeoutMs` has passed without the whole request (headers and body); a silent socket
+ * is closed after `connectionTimeoutMs`; an idle kept-alive one after `keepAliveTimeoutMs`;
+ * headers past `maxHeaderSize` bytes answer 431.
+ */
+export interface HttpLimits {
+  readonly requestTimeoutMs: number;
+  readonly connectionTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly maxHeaderSize: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  requestTimeoutMs: 30_000,
+  connectionTimeoutMs: 120_000,
+  keepAliveTimeoutMs: 72_000,
+  maxHeaderSize: 16_384,
+};
 
 const CORRELATION_HEADER = 'x-correlation-id';
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -89,9 +150,25 @@ const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * line, /health and /ready.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const limits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const app = Fastify({
     logger: secureFastifyLogger(options.logger),
     bodyLimit: options.bodyLimit ?? 64 * 1024,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    http: {
+      maxHeaderSize: limits.maxHeaderSize,
+      // Node's own default (60 s) would outlast the request timeout: a client that never
+      // finishes its headers is cut off at the same bound as one that never finishes its body.
+      headersTimeout: limits.requestTimeoutMs,
+      // Node checks for timed-out requests on this interval (30 s by default), which would
+      // stretch a 30 s timeout to a minute.
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, limits.requestTimeoutMs / 4)),
+    },
+    // Requests Node refuses before fastify sees them (a timeout, headers too large, bytes that
+    // are not HTTP) answer problems too.
+    clientErrorHandler: answerClientError,
     genReqId: (request) => {
       const given = request.headers[CORRELATION_HEADER];
       return typeof given === 'string' && CORRELATION_ID.test(given) ? given : randomUUID();
@@ -109,6 +186,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Bodies are JSON or nothing: fastify's built-in text/plain parser would hand a route a string
+  // that then fails its schema as a 400; without it any other media type is a 415.
+  app.removeContentTypeParser('text/plain');
+  // Queries are strict: an unknown parameter is a 400 naming it, never silently ignored.
+  app.addHook('onRoute', (route) => {
+    if (!isApiRoute(route.url)) return;
+    const schema = (route.schema ??= {});
+    schema.querystring ??= z.strictObject({});
+    if (!isStrictObject(schema.querystring)) {
+      throw new Error(
+        `${String(route.method)} ${route.url}: its querystring schema must be a strict zod object`,
+      );
+    }
+  });
   app.decorateRequest('principal', null);
   app.decorateRequest('refusal', null);
   const metrics = new HttpMetrics(options.metrics);
@@ -138,6 +229,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   const perMinute = options.rateLimitPerMinute ?? 6_000;
+  const failedLoginsPerMinute = options.failedLoginsPerMinute ?? 30;
+  const failedLogins =
+    failedLoginsPerMinute > 0 ? new FailedLoginLimiter(failedLoginsPerMinute) : null;
   await app.register(swagger, {
     openapi: {
       info: {
@@ -189,13 +283,29 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
         'send a bearer token: Authorization: Bearer <JWT>',
         { reason: 'missing' },
       );
-      return;
+    } else {
+      try {
+        request.principal = await options.tokens.verify(match[1]!);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+        request.refusal = error;
+      }
     }
-    try {
-      request.principal = await options.tokens.verify(match[1]!);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      request.refusal = error;
+    if (request.principal === null) {
+      // A client that keeps failing is refused here, before its request is read or recorded;
+      // its valid tokens still pass (above), so a flood from an address shared by a whole floor
+      // of players stops only the flood.
+      const retryAfter = failedLogins?.retryAfterSeconds(request.ip) ?? 0;
+      if (retryAfter > 0) {
+        void reply.header('retry-after', String(retryAfter));
+        request.refusal = new DomainError(
+          'RATE_LIMITED',
+          `too many failed logins from this address: at most ${failedLoginsPerMinute} a minute; retry in ${retryAfter} s with a valid token`,
+          { reason: 'rate-limited' },
+        );
+      } else {
+        failedLogins?.note(request.ip);
+      }
       return;
     }
     const roles = config.roles;
@@ -237,8 +347,21 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
     const reason = (refusal.details.reason as AuthFailureReason | undefined) ?? 'invalid';
     metrics.authFailures.inc({ reason });
+    if (refusal.code !== 'FORBIDDEN') {
+      options.onAuthenticationFailure?.({
+        client: request.ip,
+        reason,
+        method: request.method,
+        route: routeOf(request),
+        path: withoutQueryCredentials(request.url).slice(0, 300),
+        at: new Date(),
+        rateLimited: reason === 'rate-limited',
+      });
+    }
+    // A flood past its limit costs a counter, not a log line per request.
+    const level = reason === 'rate-limited' ? 'debug' : 'warn';
     // Failed logins and refused roles are security events: who, from where, why. Never the token.
-    request.log.warn(
+    request.log[level](
       {
         reason,
         detail: refusal.message,
@@ -278,7 +401,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
   app.setNotFoundHandler(perMinute > 0 ? { preHandler: app.rateLimit() } : {}, (request, reply) => {
     const problem = problemOf(
-      new DomainError('NOT_FOUND', `no route ${request.method} ${request.url}`),
+      new DomainError(
+        'NOT_FOUND',
+        `no route ${request.method} ${withoutQueryCredentials(request.url)}`,
+      ),
       request,
     );
     metrics.problems.inc({ method: request.method, route: routeOf(request), code: problem.code });
@@ -325,6 +451,64 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     },
   );
   return app;
+}
+
+/** Routes of the API proper (not the documentation, the console or the probes). */
+function isApiRoute(url: string): boolean {
+  return url.startsWith('/v1/') || url.startsWith('/internal/') || url === '/metrics';
+}
+
+/** A zod object that refuses unknown keys (`z.strictObject`, `.strict()`). */
+function isStrictObject(schema: unknown): boolean {
+  if (!(schema instanceof z.ZodObject)) return false;
+  const catchall = schema.def.catchall;
+  return catchall instanceof z.ZodNever;
+}
+
+const CLIENT_ERRORS: Readonly<Record<string, { code: ErrorCode; detail: string }>> = {
+  ERR_HTTP_REQUEST_TIMEOUT: {
+    code: 'REQUEST_TIMEOUT',
+    detail: 'the request did not arrive in time: send the headers and the body at once',
+  },
+  HPE_HEADER_OVERFLOW: {
+    code: 'HEADERS_TOO_LARGE',
+    detail: 'the request line and headers are larger than this server reads',
+  },
+};
+
+/**
+ * Answers what Node refuses before there is a request: a problem+json on the socket, then the
+ * socket closed (its state is unknown). A socket already reset or answered is only closed.
+ */
+function answerClientError(
+  this: FastifyInstance,
+  error: Error & { code?: string },
+  socket: Socket,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[error.code ?? ''] ?? {
+    code: 'VALIDATION_ERROR' as const,
+    detail: 'the request is not valid HTTP',
+  };
+  this.log.info({ code: known.code, reason: error.code }, 'request refused by the HTTP parser');
+  const status = ERROR_STATUS[known.code];
+  const body = JSON.stringify({
+    type: problemTypeOf(known.code),
+    title: problemTitleOf(known.code),
+    status,
+    code: known.code,
+    detail: known.detail,
+    instance: '',
+    correlationId: randomUUID(),
+  });
+  const headers = [
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
+    'Content-Type: application/problem+json',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+  ];
+  if (socket.writable) socket.write(`${headers.join('\r\n')}\r\n\r\n${body}`);
+  socket.destroy();
 }
 
 /** The route template a request matched ('unmatched' for a 404): a bounded metric label. */

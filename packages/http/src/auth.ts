@@ -10,24 +10,102 @@ export interface Principal {
 const ISSUER = 'croupier';
 const AUDIENCE = 'croupier-api';
 
+/** A token's `sub`: the player's wallet id or the staff member's id, storable as it is. */
+const SUBJECT = /^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$/;
+
+/** How long tokens may live, and how far a signer's clock may run ahead of ours. */
+export interface TokenPolicy {
+  /** The longest lifetime (`exp` - `iat`) of a person's token, seconds. Default 24 h. */
+  readonly maxLifetimeSeconds?: number;
+  /** The longest lifetime of a service token (role `system`), seconds. Default 1 h. */
+  readonly serviceMaxLifetimeSeconds?: number;
+  /** How far in the future `iat` may be, for clocks that disagree, seconds. Default 60. */
+  readonly clockSkewSeconds?: number;
+}
+
+export const DEFAULT_TOKEN_POLICY: Required<TokenPolicy> = {
+  maxLifetimeSeconds: 24 * 3_600,
+  serviceMaxLifetimeSeconds: 3_600,
+  clockSkewSeconds: 60,
+};
+
+/** A person's token lives 12 h unless asked otherwise (a shift), within the policy's bound. */
+const DEFAULT_LIFETIME_SECONDS = 12 * 3_600;
+
+const DURATION = /^(\d+)([smhd])$/;
+const UNIT_SECONDS = { s: 1, m: 60, h: 3_600, d: 86_400 } as const;
+
+/** `30m`, `12h`, `7d` in seconds; null for anything else. */
+export function durationSeconds(text: string): number | null {
+  const match = DURATION.exec(text);
+  if (match === null) return null;
+  return Number(match[1]) * UNIT_SECONDS[match[2] as keyof typeof UNIT_SECONDS];
+}
+
 export class TokenAuthority {
   private readonly key: Uint8Array;
+  /** The bounds this authority issues within and verifies against. */
+  readonly policy: Required<TokenPolicy>;
 
-  /** `secret`: the HS256 signing key (JWT_SECRET), at least 32 characters. */
-  constructor(secret: string) {
+  /**
+   * `secret`: the HS256 signing key (JWT_SECRET), at least 32 characters. `clock`: the time in
+   * milliseconds, for tests of lifetimes that cannot wait hours.
+   */
+  constructor(
+    secret: string,
+    policy: TokenPolicy = {},
+    readonly clock: () => number = Date.now,
+  ) {
     if (secret.length < 32) throw new RangeError('JWT_SECRET must be at least 32 characters');
     this.key = new TextEncoder().encode(secret);
+    this.policy = { ...DEFAULT_TOKEN_POLICY, ...policy };
   }
 
-  /** Issues a signed token with a role claim. */
-  issue(principal: Principal, expiresIn: string | number = '12h'): Promise<string> {
-    return new SignJWT({ role: principal.role })
+  private epochSeconds(): number {
+    return Math.floor(this.clock() / 1_000);
+  }
+
+  /** The longest lifetime a token of this role may have, seconds. */
+  maxLifetimeOf(role: Role): number {
+    return role === 'system'
+      ? this.policy.serviceMaxLifetimeSeconds
+      : this.policy.maxLifetimeSeconds;
+  }
+
+  /**
+   * Issues a signed token with a role claim. `expiresIn`: a lifetime (`30m`, `12h`, `7d`) or
+   * an absolute `exp` in epoch seconds; by default 12 h for a person (at most the bound), the
+   * bound itself for a service. A lifetime past the role's bound is refused (RangeError): the
+   * API would refuse the token.
+   */
+  async issue(principal: Principal, expiresIn?: string | number): Promise<string> {
+    const issuedAt = this.epochSeconds();
+    const bound = this.maxLifetimeOf(principal.role);
+    let expiresAt: number;
+    if (expiresIn === undefined) {
+      expiresAt =
+        issuedAt +
+        (principal.role === 'system' ? bound : Math.min(DEFAULT_LIFETIME_SECONDS, bound));
+    } else if (typeof expiresIn === 'number') {
+      expiresAt = expiresIn;
+    } else {
+      const seconds = durationSeconds(expiresIn);
+      if (seconds === null)
+        throw new RangeError(`a token lifetime looks like 30m, 12h or 7d; got "${expiresIn}"`);
+      expiresAt = issuedAt + seconds;
+    }
+    if (expiresAt - issuedAt > bound) {
+      throw new RangeError(
+        `a ${principal.role} token may live at most ${bound} s; asked for ${expiresAt - issuedAt} s`,
+      );
+    }
+    return await new SignJWT({ role: principal.role })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(principal.id)
       .setIssuer(ISSUER)
       .setAudience(AUDIENCE)
-      .setIssuedAt()
-      .setExpirationTime(expiresIn)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(expiresAt)
       .sign(this.key);
   }
 
@@ -38,6 +116,8 @@ export class TokenAuthority {
         issuer: ISSUER,
         audience: AUDIENCE,
         algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+        currentDate: new Date(this.clock()),
       });
       const role = payload.role;
       if (typeof payload.sub !== 'string' || payload.sub.length === 0) {
@@ -45,13 +125,23 @@ export class TokenAuthority {
           reason: 'invalid',
         });
       }
+      // The subject becomes a wallet's stream name and every event's actor: refused here, not
+      // as a 500 at the store. Never echoed: it may be anything.
+      if (!SUBJECT.test(payload.sub)) {
+        throw new DomainError(
+          'UNAUTHENTICATED',
+          `the token's sub claim must be 1-64 letters, digits, or _ . @ - starting with a letter or digit (it has ${payload.sub.length} characters)`,
+          { reason: 'invalid', field: 'token.sub' },
+        );
+      }
       if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
         throw new DomainError(
           'UNAUTHENTICATED',
-          `the token's role "${String(role)}" is not a role`,
+          `the token's role "${String(role).slice(0, 40)}" is not a role`,
           { reason: 'not-a-role' },
         );
       }
+      this.checkLifetime(payload.iat, payload.exp!, role as Role);
       return { id: payload.sub, role: role as Role };
     } catch (error) {
       if (error instanceof DomainError) throw error;
@@ -62,6 +152,13 @@ export class TokenAuthority {
           reason: 'signature',
         });
       }
+      if (error instanceof joseErrors.JWTClaimValidationFailed && error.claim === 'exp') {
+        throw new DomainError(
+          'UNAUTHENTICATED',
+          'the token has no exp claim: every token must expire',
+          { reason: 'lifetime', field: 'token.exp' },
+        );
+      }
       if (error instanceof joseErrors.JOSEError) {
         throw new DomainError('UNAUTHENTICATED', `the token is not valid (${error.code})`, {
           reason: 'invalid',
@@ -70,11 +167,59 @@ export class TokenAuthority {
       throw error;
     }
   }
+
+  /**
+   * A stolen token is useful until it expires: a person's token may live at most the policy's
+   * bound, a service's its own, and one issued in the future (beyond the clock skew) would
+   * outlive its bound unnoticed.
+   */
+  private checkLifetime(issuedAt: number | undefined, expiresAt: number, role: Role): void {
+    const now = this.epochSeconds();
+    if (issuedAt !== undefined && issuedAt > now + this.policy.clockSkewSeconds) {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        `the token's iat claim is ${issuedAt - now} s in the future (at most ${this.policy.clockSkewSeconds} s of clock skew)`,
+        { reason: 'lifetime', field: 'token.iat' },
+      );
+    }
+    const lifetime = expiresAt - (issuedAt ?? now);
+    const bound = this.maxLifetimeOf(role);
+    if (lifetime > bound) {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        `the token lives ${lifetime} s (exp - iat), more than the ${bound} s a ${role} token may`,
+        { reason: 'lifetime', field: 'token.exp' },
+      );
+    }
+  }
 }
 
-/** A token for one service calling another's internal routes (role `system`). */
-export function serviceToken(authority: TokenAuthority, service: string): Promise<string> {
-  return authority.issue({ id: service, role: 'system' }, '30d');
+/**
+ * The token one service sends to another's internal routes (role `system`), renewed before it
+ * expires: each lives the policy's service bound and is replaced once half of that has passed,
+ * so a process that runs for weeks never calls with an expired token, and a stolen one is
+ * useful for an hour, not a month.
+ */
+export class ServiceTokens {
+  private current: { readonly token: Promise<string>; readonly renewAt: number } | null = null;
+
+  constructor(
+    private readonly authority: TokenAuthority,
+    private readonly service: string,
+  ) {}
+
+  /** A token valid for at least half the service bound. */
+  token(): Promise<string> {
+    const now = this.authority.clock();
+    if (this.current === null || now >= this.current.renewAt) {
+      const lifetimeMs = this.authority.maxLifetimeOf('system') * 1_000;
+      this.current = {
+        token: this.authority.issue({ id: this.service, role: 'system' }),
+        renewAt: now + lifetimeMs / 2,
+      };
+    }
+    return this.current.token;
+  }
 }
 
 export function actorOf(principal: Principal): Actor {

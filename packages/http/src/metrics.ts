@@ -17,7 +17,14 @@ export interface HttpMetricsOptions {
 
 /** Why a request was not authenticated or not authorized; a small, fixed label set. */
 export type AuthFailureReason =
-  'missing' | 'expired' | 'signature' | 'invalid' | 'forbidden' | 'not-a-role';
+  | 'missing'
+  | 'expired'
+  | 'signature'
+  | 'invalid'
+  | 'lifetime'
+  | 'forbidden'
+  | 'not-a-role'
+  | 'rate-limited';
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 

@@ -6,8 +6,10 @@ import {
   TableConfigError,
   type ErrorCode,
 } from '@croupier/contracts';
+import { UnstorableTextError } from '@croupier/eventstore';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { withoutQueryCredentials } from './logging.js';
 
 /** An RFC 9457 problem document, with Croupier's stable `code`. */
 export interface Problem {
@@ -44,7 +46,11 @@ export const problemJsonSchema = {
       description: 'The stable error code',
     },
     detail: { type: 'string' as const, description: 'What was wrong with this request' },
-    instance: { type: 'string' as const, description: 'The path and query of the request' },
+    instance: {
+      type: 'string' as const,
+      description:
+        'The path and query of the request, credentials in the query redacted; empty when no request could be read (408, 431)',
+    },
     correlationId: {
       type: 'string' as const,
       description: 'The x-correlation-id of the request: quote it when reporting a problem',
@@ -75,12 +81,14 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
 /** Fastify's own refusals (body too large, media type, ...) by status. */
 const TRANSPORT_CODES: Partial<Record<number, ErrorCode>> = {
   401: 'UNAUTHENTICATED',
+  408: 'REQUEST_TIMEOUT',
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   413: 'PAYLOAD_TOO_LARGE',
   414: 'URI_TOO_LONG',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
 };
 
 /** The problem's `title`: the same short summary for every occurrence of a code. */
@@ -107,7 +115,7 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     status: ERROR_STATUS[code],
     code,
     detail,
-    instance: request.url,
+    instance: withoutQueryCredentials(request.url),
     correlationId: request.id,
     ...(errors === undefined ? {} : { errors }),
   });
@@ -129,11 +137,29 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
       error.issues.map((i) => ({ field: i.path, message: i.message })),
     );
   }
+  // Every text field's schema refuses such text first; this catches a field that slipped by
+  // (a token's claim, a header) at the store, as the client's error it is, not a 500.
+  if (error instanceof UnstorableTextError) {
+    const message = `cannot be stored: ${error.reason}`;
+    return base('VALIDATION_ERROR', `${error.path}: ${message}`, [{ field: error.path, message }]);
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
-    const fields = error.validation.map((issue) => ({
-      field: `${error.validationContext ?? 'body'}${issue.instancePath.replace(/\//g, '.')}`,
-      message: issue.message ?? 'is not valid',
-    }));
+    const fields = error.validation.flatMap((issue) => {
+      const field =
+        `${error.validationContext ?? 'body'}${issue.instancePath.replace(/\//g, '.')}`.replace(
+          /\.$/,
+          '',
+        );
+      // An unknown key is named as a field of its own, so the client sees which one to drop.
+      const unknown = (issue.params as { keys?: unknown } | undefined)?.keys;
+      if (issue.keyword === 'unrecognized_keys' && Array.isArray(unknown)) {
+        return unknown.map((key) => ({
+          field: `${field}.${String(key)}`,
+          message: 'is not a known field or parameter',
+        }));
+      }
+      return [{ field, message: issue.message ?? 'is not valid' }];
+    });
     return base(
       'VALIDATION_ERROR',
       fields.map((f) => `${f.field}: ${f.message}`).join('; '),
@@ -147,7 +173,12 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     fastifyError.statusCode < 500
   ) {
     const code: ErrorCode = TRANSPORT_CODES[fastifyError.statusCode] ?? 'VALIDATION_ERROR';
-    const problem = base(code, fastifyError.message ?? 'bad request');
+    const problem = base(
+      code,
+      code === 'UNSUPPORTED_MEDIA_TYPE'
+        ? unsupportedMediaTypeDetail(request)
+        : (fastifyError.message ?? 'bad request'),
+    );
     return { ...problem, status: fastifyError.statusCode };
   }
   const code = (error as { code?: unknown }).code;
@@ -156,6 +187,14 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     'INTERNAL_ERROR',
     'an unexpected error occurred; it has been logged with the correlation id',
   );
+}
+
+/** What a 415 tells the client: what it sent, and what to send instead. */
+function unsupportedMediaTypeDetail(request: FastifyRequest): string {
+  const given = request.headers['content-type'];
+  const sent =
+    given === undefined ? 'a body without a content-type' : `content-type ${given.slice(0, 100)}`;
+  return `the body must be application/json; got ${sent}`;
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {

@@ -52,7 +52,7 @@ what was wrong this time and its wording may change. A refused command changes n
 | \`status\` | the HTTP status, the same as the answer's |
 | \`code\` | one of the codes below |
 | \`detail\` | what was wrong with this request |
-| \`instance\` | the path and query of the request |
+| \`instance\` | the path and query of the request, credentials in the query redacted; empty for 408 and 431 |
 | \`correlationId\` | the request's \`x-correlation-id\` (given, or made up); quote it when reporting a problem |
 | \`errors\` | only when the problem is about fields: \`[{ "field", "message" }]\`, e.g. \`body.bets.0.amount\` |
 

@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { durationSeconds } from '@croupier/http';
 import { z } from 'zod';
+
+/** A lifetime written as `30m`, `12h` or `7d`, in seconds. */
+const durationSchema = z
+  .string()
+  .regex(/^\d+[smhd]$/, 'must look like 30m, 12h or 7d')
+  .transform((text) => durationSeconds(text)!)
+  .refine((seconds) => seconds > 0, 'must be more than 0');
+
+const milliseconds = (min: number, fallback: number) =>
+  z.coerce.number().int().min(min).max(3_600_000).default(fallback);
 
 /** Settings every Croupier process reads from its environment. */
 export const baseEnvironmentShape = {
@@ -39,6 +50,25 @@ export const baseEnvironmentShape = {
   RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6_000),
   /** Serve /metrics without a token: only where the port is reachable by monitoring alone. */
   METRICS_PUBLIC: z.stringbool().default(false),
+  /**
+   * Failed logins (requests refused 401) a client address may make per minute before every
+   * further request of it without a valid token is answered 429 unread and unrecorded; 0: off.
+   */
+  RATE_LIMIT_FAILED_LOGINS_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+  /** Failed logins are recorded as one event per client per this window (and at shutdown). */
+  FAILED_LOGIN_WINDOW_MS: milliseconds(1_000, 60_000),
+  /** The longest lifetime (exp - iat) of a person's token. */
+  TOKEN_MAX_LIFETIME: durationSchema.default(24 * 3_600),
+  /** The longest lifetime of a service token (role system); services renew theirs at half. */
+  SERVICE_TOKEN_MAX_LIFETIME: durationSchema.default(3_600),
+  /** Time to receive a whole request (headers and body); past it: 408 and the socket closed. */
+  HTTP_REQUEST_TIMEOUT_MS: milliseconds(100, 30_000),
+  /** A socket with no traffic this long (a handler included) is closed. */
+  HTTP_CONNECTION_TIMEOUT_MS: milliseconds(100, 120_000),
+  /** How long an idle kept-alive connection waits for its next request. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(100, 72_000),
+  /** The most bytes of request line and headers; more answers 431. */
+  HTTP_MAX_HEADER_SIZE: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
 } as const;
 
 export class ConfigError extends Error {
@@ -96,6 +126,24 @@ export function tokenSecret(env: NodeJS.ProcessEnv): string {
   const issues = [...issuesOf(parsed), ...missingSecrets(env, ['JWT_SECRET'])];
   if (!parsed.success || issues.length > 0) throw new ConfigError(issues);
   return parsed.data.JWT_SECRET ?? developmentSecrets(parsed.data.DATA_DIR).JWT_SECRET;
+}
+
+/**
+ * The token lifetimes every process verifies against (TOKEN_MAX_LIFETIME,
+ * SERVICE_TOKEN_MAX_LIFETIME), read as every process reads them and nothing else: a tool that
+ * signs tokens must not sign one the API would refuse.
+ */
+export function tokenPolicy(env: NodeJS.ProcessEnv): {
+  maxLifetimeSeconds: number;
+  serviceMaxLifetimeSeconds: number;
+} {
+  const { TOKEN_MAX_LIFETIME, SERVICE_TOKEN_MAX_LIFETIME } = baseEnvironmentShape;
+  const parsed = z.object({ TOKEN_MAX_LIFETIME, SERVICE_TOKEN_MAX_LIFETIME }).safeParse(env);
+  if (!parsed.success) throw new ConfigError(issuesOf(parsed));
+  return {
+    maxLifetimeSeconds: parsed.data.TOKEN_MAX_LIFETIME,
+    serviceMaxLifetimeSeconds: parsed.data.SERVICE_TOKEN_MAX_LIFETIME,
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { EventStore } from '@croupier/eventstore';
 import { createHttpApp, TokenAuthority, type HttpApp, type HttpAppOptions } from '@croupier/http';
-import { recordFailedLogins } from './security-log.js';
+import { FailedLoginLog } from './security-log.js';
 
 /** Whether the store answers: one read of one stream. */
 export async function storeAnswers(store: EventStore): Promise<boolean> {
@@ -17,11 +17,51 @@ export interface ServiceAppSettings {
   readonly LOG_LEVEL: string;
   readonly RATE_LIMIT_PER_MINUTE: number;
   readonly METRICS_PUBLIC: boolean;
+  readonly RATE_LIMIT_FAILED_LOGINS_PER_MINUTE: number;
+  readonly FAILED_LOGIN_WINDOW_MS: number;
+  readonly TOKEN_MAX_LIFETIME: number;
+  readonly SERVICE_TOKEN_MAX_LIFETIME: number;
+  readonly HTTP_REQUEST_TIMEOUT_MS: number;
+  readonly HTTP_CONNECTION_TIMEOUT_MS: number;
+  readonly HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
+  readonly HTTP_MAX_HEADER_SIZE: number;
+}
+
+/** The token authority of a process: its key and the lifetimes it accepts. */
+export function tokenAuthorityOf(settings: ServiceAppSettings): TokenAuthority {
+  return new TokenAuthority(settings.JWT_SECRET, {
+    maxLifetimeSeconds: settings.TOKEN_MAX_LIFETIME,
+    serviceMaxLifetimeSeconds: settings.SERVICE_TOKEN_MAX_LIFETIME,
+  });
+}
+
+/** The options of createHttpApp every API process takes from its environment. */
+export function httpSettingsOf(
+  settings: ServiceAppSettings,
+  failedLogins: FailedLoginLog,
+): Pick<
+  HttpAppOptions,
+  'rateLimitPerMinute' | 'failedLoginsPerMinute' | 'onAuthenticationFailure' | 'limits'
+> {
+  return {
+    rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
+    failedLoginsPerMinute: settings.RATE_LIMIT_FAILED_LOGINS_PER_MINUTE,
+    onAuthenticationFailure: (failure) => {
+      failedLogins.note(failure);
+    },
+    limits: {
+      requestTimeoutMs: settings.HTTP_REQUEST_TIMEOUT_MS,
+      connectionTimeoutMs: settings.HTTP_CONNECTION_TIMEOUT_MS,
+      keepAliveTimeoutMs: settings.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+      maxHeaderSize: settings.HTTP_MAX_HEADER_SIZE,
+    },
+  };
 }
 
 /**
- * The HTTP app of a service process: the common plumbing (roles, problems, rate limit,
- * metrics, failed logins recorded in the security log) configured from the environment, ready
+ * The HTTP app of a service process: the common plumbing (roles, token lifetimes, problems,
+ * rate limits, socket limits, metrics, failed logins counted into the security log) configured
+ * from the environment, ready
  * when its store answers and when every other dependency it names does (Redis, for a BullMQ bus).
  */
 export async function createServiceApp(options: {
@@ -35,12 +75,13 @@ export async function createServiceApp(options: {
   readonly onProblem?: HttpAppOptions['onProblem'];
 }): Promise<HttpApp> {
   const { settings, store } = options;
+  const failedLogins = new FailedLoginLog(store, { windowMs: settings.FAILED_LOGIN_WINDOW_MS });
   const app = await createHttpApp({
     title: options.title,
     version: '1.0.0',
-    tokens: new TokenAuthority(settings.JWT_SECRET),
+    tokens: tokenAuthorityOf(settings),
     logger: { level: settings.LOG_LEVEL },
-    rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
+    ...httpSettingsOf(settings, failedLogins),
     metrics: { ...options.metrics, public: settings.METRICS_PUBLIC },
     ...(options.onProblem === undefined ? {} : { onProblem: options.onProblem }),
     readiness: async () => {
@@ -50,6 +91,6 @@ export async function createServiceApp(options: {
       return results;
     },
   });
-  recordFailedLogins(app, store);
+  failedLogins.attach(app);
   return app;
 }

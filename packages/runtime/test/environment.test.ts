@@ -28,6 +28,44 @@ describe('process configuration from the environment', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveProperty('JWT_SECRET', first.JWT_SECRET);
   });
 
+  it('reads the HTTP hardening settings: token lifetimes as durations, limits and timeouts', () => {
+    const defaults = parseEnvironment({}, { DATA_DIR: dataDir });
+    expect(defaults).toMatchObject({
+      TOKEN_MAX_LIFETIME: 86_400,
+      SERVICE_TOKEN_MAX_LIFETIME: 3_600,
+      RATE_LIMIT_FAILED_LOGINS_PER_MINUTE: 30,
+      FAILED_LOGIN_WINDOW_MS: 60_000,
+      HTTP_REQUEST_TIMEOUT_MS: 30_000,
+      HTTP_CONNECTION_TIMEOUT_MS: 120_000,
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: 72_000,
+      HTTP_MAX_HEADER_SIZE: 16_384,
+    });
+    expect(
+      parseEnvironment(
+        {},
+        { DATA_DIR: dataDir, TOKEN_MAX_LIFETIME: '8h', SERVICE_TOKEN_MAX_LIFETIME: '15m' },
+      ),
+    ).toMatchObject({ TOKEN_MAX_LIFETIME: 28_800, SERVICE_TOKEN_MAX_LIFETIME: 900 });
+    try {
+      parseEnvironment(
+        {},
+        {
+          DATA_DIR: dataDir,
+          TOKEN_MAX_LIFETIME: '1 day',
+          HTTP_REQUEST_TIMEOUT_MS: '0',
+          HTTP_MAX_HEADER_SIZE: 'big',
+        },
+      );
+      expect.unreachable('a bad environment must not parse');
+    } catch (error) {
+      expect((error as ConfigError).issues.map((issue) => issue.split(':')[0])).toEqual([
+        'TOKEN_MAX_LIFETIME',
+        'HTTP_REQUEST_TIMEOUT_MS',
+        'HTTP_MAX_HEADER_SIZE',
+      ]);
+    }
+  });
+
   it('names every bad variable', () => {
     try {
       parseEnvironment(

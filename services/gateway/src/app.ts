@@ -1,7 +1,7 @@
 import { playerIdSchema } from '@croupier/contracts';
 import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
 import { roundRoutes } from '@croupier/round';
-import { recordFailedLogins } from '@croupier/runtime';
+import { FailedLoginLog, httpSettingsOf } from '@croupier/runtime';
 import { settlementRoutes } from '@croupier/settlement';
 import { shoeRoutes } from '@croupier/shoe';
 import { walletRoutes } from '@croupier/wallet';
@@ -25,6 +25,9 @@ export async function buildApp(
   const metrics =
     options.metrics ??
     new GatewayMetrics({ store: system.store, subscriptions: () => system.runningSubscriptions });
+  const failedLogins = new FailedLoginLog(system.store, {
+    windowMs: system.config.FAILED_LOGIN_WINDOW_MS,
+  });
   const app = await createHttpApp({
     title: 'Croupier',
     version: API_VERSION,
@@ -37,7 +40,7 @@ export async function buildApp(
       eventStore: await system.storeReady(),
       ...(system.bus.kind === 'bullmq' ? { redis: (await system.bus.ready?.()) ?? true } : {}),
     }),
-    rateLimitPerMinute: system.config.RATE_LIMIT_PER_MINUTE,
+    ...httpSettingsOf(system.config, failedLogins),
     metrics: {
       registry: metrics.registry,
       public: system.config.METRICS_PUBLIC,
@@ -50,7 +53,7 @@ export async function buildApp(
     if (request.method === 'GET' && request.url.startsWith('/v1/')) await system.hub.sync();
   });
 
-  recordFailedLogins(app, system.store);
+  failedLogins.attach(app);
   roundRoutes(app, {
     rounds: system.rounds,
     board: system.board,
@@ -74,7 +77,7 @@ export async function buildApp(
         tags: ['players'],
         summary: "A player's last rounds: cards, result, stakes, payouts, balance before and after",
         params: z.object({ playerId: playerIdSchema }),
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(10) }),
+        querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(10) }),
       },
     },
     (request) => {

@@ -103,7 +103,9 @@ export function auditRoutes(app: HttpApp, system: System): void {
         summary:
           "A player's game recall as CSV (GLI-19): date and time, table, cards, result, stakes, payouts, commission, balance before and after, status, game-cycle id, paytable id",
         params: z.object({ playerId: playerIdSchema }),
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(100).default(100) }),
+        querystring: z.strictObject({
+          limit: z.coerce.number().int().min(1).max(100).default(100),
+        }),
         produces: ['text/csv'],
       },
     },
@@ -128,7 +130,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
         tags: ['audit'],
         summary:
           'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, balance adjustments',
-        querystring: z.object({
+        querystring: z.strictObject({
           from: isoTimestampSchema.optional(),
           to: isoTimestampSchema.optional(),
           tableId: tableIdSchema.optional(),

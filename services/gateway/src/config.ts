@@ -1,9 +1,9 @@
 import { PRESET_NAMES } from '@croupier/contracts';
-import { ConfigError, parseEnvironment, tokenSecret } from '@croupier/runtime';
+import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { walletEnvironmentShape } from '@croupier/wallet';
 import { z } from 'zod';
 
-export { ConfigError, tokenSecret };
+export { ConfigError, tokenPolicy, tokenSecret };
 
 const presetList = z
   .string()

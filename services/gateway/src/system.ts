@@ -1,7 +1,7 @@
 import { CommandHandler, DEFAULT_RETRY, ProjectionHub, systemContext } from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
 import type { EventStore, Subscription } from '@croupier/eventstore';
-import { TokenAuthority } from '@croupier/http';
+import type { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
   type SettlementBus,
@@ -17,7 +17,11 @@ import {
   WalletService,
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
-import { openStore as openConfiguredStore, storeAnswers } from '@croupier/runtime';
+import {
+  openStore as openConfiguredStore,
+  storeAnswers,
+  tokenAuthorityOf,
+} from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
 import { PlayerHistory } from './player-history.js';
 
@@ -83,7 +87,7 @@ export class System {
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
     this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
     this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
-    this.tokens = new TokenAuthority(config.JWT_SECRET);
+    this.tokens = tokenAuthorityOf(config);
   }
 
   static async create(options: SystemOptions): Promise<System> {

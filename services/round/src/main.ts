@@ -1,6 +1,6 @@
 import { CommandHandler, DEFAULT_RETRY, ProjectionHub } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
-import { serviceToken, ServiceClient, TokenAuthority } from '@croupier/http';
+import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   createServiceApp,
   LogMetrics,
@@ -8,6 +8,7 @@ import {
   parseEnvironment,
   RefusedBets,
   runProcess,
+  tokenAuthorityOf,
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
@@ -36,10 +37,12 @@ await runProcess('round', async (logger) => {
   const store = await openStore(config, 'round');
   // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
   const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
-  const tokens = new TokenAuthority(config.JWT_SECRET);
-  const token = serviceToken(tokens, 'round-service');
-  const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, () => token));
-  const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, () => token));
+  // Its calls to the shoe and wallet services carry a service token renewed before it expires
+  // (SERVICE_TOKEN_MAX_LIFETIME): the process outlives any one token.
+  const credentials = new ServiceTokens(tokenAuthorityOf(config), 'round-service');
+  const token = () => credentials.token();
+  const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, token));
+  const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, token));
   const rounds = new RoundService(commands, shoes, wallets);
   const hub = new ProjectionHub(store, {
     onError: (error) => {

@@ -1,6 +1,6 @@
 import { ROLES, type Role } from '@croupier/contracts';
-import { ConfigError, tokenSecret } from '@croupier/gateway';
-import { TokenAuthority } from '@croupier/http';
+import { ConfigError, tokenPolicy, tokenSecret } from '@croupier/gateway';
+import { durationSeconds, TokenAuthority } from '@croupier/http';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { parseOptions } from '../options.js';
@@ -26,9 +26,17 @@ export const tokenCommand: Command = {
         '--sub is required: the id of the player or staff member (letters, digits, _ . @ -)',
       );
     }
-    if (!/^\d+[smhd]$/.test(values.expires))
-      throw new UsageError('--expires must look like 30m, 12h or 7d');
-    const token = await new TokenAuthority(signingSecret()).issue(
+    const lifetime = durationSeconds(values.expires);
+    if (lifetime === null) throw new UsageError('--expires must look like 30m, 12h or 7d');
+    const authority = new TokenAuthority(signingSecret(), configured(tokenPolicy));
+    // The API refuses a token that lives longer than TOKEN_MAX_LIFETIME: never print one.
+    const bound = authority.maxLifetimeOf(values.role as Role);
+    if (lifetime > bound) {
+      throw new UsageError(
+        `--expires ${values.expires} is longer than TOKEN_MAX_LIFETIME (${bound} s): the API would refuse the token`,
+      );
+    }
+    const token = await authority.issue(
       { id: values.sub, role: values.role as Role },
       values.expires,
     );
@@ -43,8 +51,13 @@ export const tokenCommand: Command = {
  * like every other command's, not as a stack trace.
  */
 function signingSecret(): string {
+  return configured(tokenSecret);
+}
+
+/** A setting read from the environment, a bad one reported as a usage error. */
+function configured<T>(read: (env: NodeJS.ProcessEnv) => T): T {
   try {
-    return tokenSecret(process.env);
+    return read(process.env);
   } catch (error) {
     if (error instanceof ConfigError) throw new UsageError(error.message);
     throw error;

@@ -7,6 +7,7 @@ import {
   parseTableConfig,
   roundIdSchema,
   tableIdSchema,
+  textSchema,
   type ErrorCode,
   type TableConfig,
 } from '@croupier/contracts';
@@ -43,13 +44,19 @@ const cardSchema = z.string().transform((text, ctx): Card => {
     return z.NEVER;
   }
 });
-const reasonSchema = z.object({ reason: z.string().trim().min(1).max(500) }).strict();
+const reasonText = textSchema({ max: 500 });
+const reasonSchema = z.object({ reason: reasonText }).strict();
 
 const betSchema = z
   .object({
-    type: z.string().min(1).max(40),
-    amount: z.number(),
-    bankerMode: z.string().max(40).optional(),
+    type: textSchema({ max: 40 }),
+    // Whole and positive is a rule of the bet (422 INVALID_AMOUNT); past 2^53 - 1 it is not a
+    // number JSON can carry exactly, so the request itself is wrong.
+    amount: z
+      .number()
+      .min(-Number.MAX_SAFE_INTEGER, 'must be a safe integer (at most 2^53 - 1 minor units)')
+      .max(Number.MAX_SAFE_INTEGER, 'must be a safe integer (at most 2^53 - 1 minor units)'),
+    bankerMode: textSchema({ max: 40 }).optional(),
     seat: z.number().int().nullable().optional(),
     /** Made by the client (a UUID), so that a double submit is recognized and refused. */
     betId: z.uuid(),
@@ -193,7 +200,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         tags: ['tables'],
         summary: 'Close a table: no new round opens; a round in progress is finished',
         params: tableParams,
-        body: z.object({ reason: z.string().trim().min(1).max(500) }).strict(),
+        body: z.object({ reason: reasonText }).strict(),
       },
     },
     async (request) => {
@@ -214,7 +221,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         tags: ['tables'],
         summary: 'Change the dealer: ends a dealer shift (accrued commission is collected)',
         params: tableParams,
-        body: z.object({ dealerId: z.string().min(1).max(64) }).strict(),
+        body: z.object({ dealerId: textSchema({ max: 64 }) }).strict(),
       },
     },
     async (request) => {
@@ -445,7 +452,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
           roundId: roundIdSchema,
           shoePosition: z.coerce.number().int().nonnegative(),
         }),
-        body: z.object({ card: cardSchema, reason: z.string().trim().min(1).max(500) }).strict(),
+        body: z.object({ card: cardSchema, reason: reasonText }).strict(),
         response: { 200: roundViewSchema },
       },
     },

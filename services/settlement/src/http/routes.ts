@@ -75,7 +75,7 @@ export function settlementRoutes(app: HttpApp, deps: { store: EventStore }): voi
           'Messages of the settlement and refund records after position `from` (exclusive; 0 for the ' +
           'start), in global order, at most `limit` messages, a record never split. Continue with ' +
           '`from=next`. Positions are decimal strings.',
-        querystring: z.object({
+        querystring: z.strictObject({
           from: positionSchema.default('0'),
           limit: z.coerce.number().int().min(1).max(1_000).default(100),
         }),

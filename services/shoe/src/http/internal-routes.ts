@@ -5,6 +5,7 @@ import {
   shoeIdSchema,
   tableConfigSchema,
   tableIdSchema,
+  textSchema,
 } from '@croupier/contracts';
 import { internalContextOf, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
@@ -113,7 +114,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
         body: z.object({
           position: z.number().int().nonnegative(),
           card,
-          reason: z.string().min(1).max(500),
+          reason: textSchema({ max: 500 }),
         }),
       },
     },

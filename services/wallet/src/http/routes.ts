@@ -1,4 +1,4 @@
-import { DomainError, playerIdSchema, currencySchema } from '@croupier/contracts';
+import { DomainError, playerIdSchema, currencySchema, textSchema } from '@croupier/contracts';
 import { contextOf, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
 import type { WalletService } from '../application/wallet-service.js';
@@ -20,7 +20,7 @@ const amountSchema = z
   .int('must be a whole number of minor units')
   .positive('must be positive')
   .max(Number.MAX_SAFE_INTEGER);
-const referenceSchema = z.string().trim().min(1).max(128);
+const referenceSchema = textSchema({ max: 128 });
 
 /** Wallets: balances are projections of the wallet stream; money moves only by events. */
 export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): void {
@@ -104,7 +104,7 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
         tags: ['wallets'],
         summary: 'Movements, newest first, with the balance after each',
         params,
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+        querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
       },
     },
     async (request) => {
