@@ -4,11 +4,11 @@ import {
   DuplicateEventIdError,
   WrongExpectedVersionError,
   type Backoff,
-  type Decider,
   type EventStore,
   type RecordedEvent,
 } from '@croupier/eventstore';
 import { metadataOf, type CommandContext } from './context.js';
+import type { Decider } from './decider.js';
 import { randomId } from './ids.js';
 
 /** A domain event as deciders produce it: a type and its data. */

@@ -22,7 +22,7 @@ import {
   type ShoeId,
   type TableId,
 } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /** A bet as proposed to the round; the wallet has already been debited for it. */
 export interface BetRequest {
