@@ -1,4 +1,7 @@
 export * from './ids.js';
+export * from './canonical-json.js';
+export * from './digests.js';
+export * from './round-status.js';
 export * from './table-config.js';
 export * from './events/index.js';
 export * from './errors.js';

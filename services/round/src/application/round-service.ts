@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
 import type { Card } from '@croupier/baccarat';
 import { nextCardRecipient } from '@croupier/baccarat';
 import {
   DomainError,
+  paytableIdOf,
   roundIdOf,
   shoeIdOf,
   streams,
@@ -17,7 +17,6 @@ import {
   type TableEvent,
   type WalletPort,
 } from '@croupier/contracts';
-import { canonicalJson } from '@croupier/eventstore';
 import {
   activeBets,
   roundDecider,
@@ -48,11 +47,6 @@ export function roundRulesOf(config: TableConfig): RoundRules {
     tieOdds: config.tieOdds,
     seats: config.seats,
   };
-}
-
-/** Names a paytable: sha256 of the canonical JSON of the round rules. */
-export function paytableIdOf(rules: RoundRules): string {
-  return createHash('sha256').update(canonicalJson(rules)).digest('hex');
 }
 
 /** A round is finished when complete or voided, and closed off when its money is settled too. */

@@ -17,6 +17,7 @@ import {
   type RoundEvent,
   type RoundId,
   type RoundRules,
+  type RoundStatus,
   type SettlementLine,
   type Adjustment,
   type ShoeId,
@@ -65,9 +66,6 @@ export type RoundCommand =
   | { type: 'PauseRound'; reason: string }
   | { type: 'ResumeRound' }
   | { type: 'VoidRound'; reason: string };
-
-export type RoundStatus =
-  'none' | 'betting' | 'closed' | 'dealing' | 'dealt' | 'completed' | 'voided';
 
 export interface ActiveBet extends PlacedBet {
   readonly status: 'active' | 'cleared';
