@@ -2,7 +2,6 @@ import {
   evaluateRound,
   InvalidDealError,
   nextCardRecipient,
-  type BetSettlement,
   type Card,
   type Hand,
   type RoundOutcome,
@@ -12,10 +11,8 @@ import {
   paytableIdOf,
   roundEventSchema,
   streams,
-  type PlacedBet,
   type RoundEvent,
   type RoundStatus,
-  type SettlementLine,
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
