@@ -105,8 +105,16 @@ describe('nextRoundOf', () => {
     expect(
       refusal(() => nextRoundOf(facts({ shoe: unburnt, lastNumber: 0, lastRound: null }))),
     ).toEqual({ code: 'INVALID_DEAL', details: { shoeId: 't1.1', next: 'burn-shoe' } });
-    expect(refusal(() => requireBurnt(unburnt))).toMatchObject({ code: 'INVALID_DEAL' });
-    expect(refusal(() => requireBurnt(shoe()))).toBe('none');
+    expect(
+      refusal(() => {
+        requireBurnt(unburnt);
+      }),
+    ).toMatchObject({ code: 'INVALID_DEAL' });
+    expect(
+      refusal(() => {
+        requireBurnt(shoe());
+      }),
+    ).toBe('none');
   });
 });
 

@@ -59,24 +59,40 @@ const refusal = (check: () => unknown) => {
 
 describe('requireTakesCards', () => {
   it('lets a closed round of the same source take cards', () => {
-    expect(refusal(() => requireTakesCards(round(opened('rng'), closed), 'rng'))).toBe('none');
+    expect(
+      refusal(() => {
+        requireTakesCards(round(opened('rng'), closed), 'rng');
+      }),
+    ).toBe('none');
   });
 
   it('refuses in the order clients see: source, betting, paused, voided', () => {
-    expect(refusal(() => requireTakesCards(initialRoundState(), 'rng'))).toBe('ROUND_NOT_FOUND');
-    expect(refusal(() => requireTakesCards(round(opened('scanner'), closed), 'rng'))).toBe(
-      'WRONG_CARD_SOURCE',
-    );
+    expect(
+      refusal(() => {
+        requireTakesCards(initialRoundState(), 'rng');
+      }),
+    ).toBe('ROUND_NOT_FOUND');
+    expect(
+      refusal(() => {
+        requireTakesCards(round(opened('scanner'), closed), 'rng');
+      }),
+    ).toBe('WRONG_CARD_SOURCE');
     // A paused round still betting is told to close betting first.
-    expect(refusal(() => requireTakesCards(round(opened('rng'), paused), 'rng'))).toBe(
-      'ROUND_NOT_DEALING',
-    );
-    expect(refusal(() => requireTakesCards(round(opened('rng'), closed, paused), 'rng'))).toBe(
-      'ROUND_PAUSED',
-    );
-    expect(refusal(() => requireTakesCards(round(opened('rng'), closed, voided), 'rng'))).toBe(
-      'ROUND_FINISHED',
-    );
+    expect(
+      refusal(() => {
+        requireTakesCards(round(opened('rng'), paused), 'rng');
+      }),
+    ).toBe('ROUND_NOT_DEALING');
+    expect(
+      refusal(() => {
+        requireTakesCards(round(opened('rng'), closed, paused), 'rng');
+      }),
+    ).toBe('ROUND_PAUSED');
+    expect(
+      refusal(() => {
+        requireTakesCards(round(opened('rng'), closed, voided), 'rng');
+      }),
+    ).toBe('ROUND_FINISHED');
   });
 });
 
