@@ -4,11 +4,12 @@ import {
   DuplicateEventIdError,
   WrongExpectedVersionError,
   type Backoff,
-  type Decider,
   type EventStore,
   type RecordedEvent,
 } from '@croupier/eventstore';
+import { LRUCache } from 'lru-cache';
 import { metadataOf, type CommandContext } from './context.js';
+import type { Decider } from './decider.js';
 import { randomId } from './ids.js';
 
 /** A domain event as deciders produce it: a type and its data. */
@@ -43,28 +44,27 @@ export interface Loaded<State> {
  * keeps a long-lived stream (a player's wallet) as cheap to decide on as a new one.
  */
 class StateCache {
-  private readonly entries = new Map<string, { state: unknown; revision: bigint }>();
+  /** `lru-cache` keeps the recency order (ADR 0018); null when the cache size is 0. */
+  private readonly entries: LRUCache<string, { state: unknown; revision: bigint }> | null;
 
-  constructor(private readonly capacity: number) {}
+  constructor(capacity: number) {
+    this.entries = capacity === 0 ? null : new LRUCache({ max: capacity });
+  }
 
   get size(): number {
-    return this.entries.size;
+    return this.entries?.size ?? 0;
   }
 
   get(key: string): { state: unknown; revision: bigint } | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry); // most recently used last
-    return entry;
+    return this.entries?.get(key);
   }
 
+  /** Keeps the state unless one of a later revision is held already (a slower reader's). */
   set(key: string, state: unknown, revision: bigint): void {
-    const current = this.entries.get(key);
+    if (this.entries === null) return;
+    const current = this.entries.peek(key);
     if (current !== undefined && current.revision >= revision) return;
-    this.entries.delete(key);
     this.entries.set(key, { state, revision });
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 }
 

@@ -1,3 +1,4 @@
+export * from './decider.js';
 export * from './ids.js';
 export * from './context.js';
 export * from './command-handler.js';

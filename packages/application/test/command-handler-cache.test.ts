@@ -1,12 +1,7 @@
 import { DomainError, type CommandContext } from '@croupier/contracts';
-import {
-  MemoryEventStore,
-  type Decider,
-  type ReadStreamOptions,
-  type RecordedEvent,
-} from '@croupier/eventstore';
+import { MemoryEventStore, type ReadStreamOptions, type RecordedEvent } from '@croupier/eventstore';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { CommandHandler, systemContext, type Aggregate } from '../src/index.js';
+import { CommandHandler, systemContext, type Aggregate, type Decider } from '../src/index.js';
 
 /** A balance that refuses to go below zero: a refusal depends on the state decided on. */
 type Event = { type: 'Moved'; data: { amount: number; ref: string } };

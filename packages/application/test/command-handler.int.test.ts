@@ -1,8 +1,14 @@
 import { DomainError, type CommandContext } from '@croupier/contracts';
-import { createEventStore, type Decider, type EventStore } from '@croupier/eventstore';
+import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandHandler, deterministicId, systemContext, type Aggregate } from '../src/index.js';
+import {
+  CommandHandler,
+  deterministicId,
+  systemContext,
+  type Aggregate,
+  type Decider,
+} from '../src/index.js';
 
 /** A counter that refuses to go above a limit: enough to exercise the handler. */
 type Event = { type: 'Added'; data: { amount: number } };

@@ -1,15 +1,9 @@
-import { createHash } from 'node:crypto';
-import { streams, type DigestEntry } from '@croupier/contracts';
-import { canonicalJson, type RecordedEvent } from '@croupier/eventstore';
+import { digestValueOf, streams } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
 import type { ShoeReplay } from './reports.js';
 import type { ShoeWalk } from './shoe-walk.js';
 import type { VerdictBuilder } from './verdict.js';
-
-/** sha256 over the canonical JSON of the digest entries, as ShoeClosed seals them. */
-export function digestValueOf(entries: readonly DigestEntry[]): string {
-  return createHash('sha256').update(canonicalJson(entries)).digest('hex');
-}
 
 const byPosition = (a: RecordedEvent, b: RecordedEvent) =>
   a.position < b.position ? -1 : a.position > b.position ? 1 : 0;

@@ -2,20 +2,19 @@ export * from './verdict.js';
 export * from './reports.js';
 export { verifyStreamChain, type ChainOptions } from './chain.js';
 export { describeEvent } from './describe.js';
-export {
-  examineRound,
-  paytableIdOf,
-  type BetExamination,
-  type CardCorrection,
-  type DealtCard,
-  type RoundExamination,
-  type RoundStatus,
-  type WalletMovement,
-} from './round-examination.js';
-export type { BetAdjustment, PaidLine } from './resettlement-check.js';
+export { examineRound, type RoundExamination } from './round-examination.js';
+export type {
+  BetAdjustment,
+  BetExamination,
+  CardCorrection,
+  DealtCard,
+  PaidLine,
+  WalletMovement,
+} from './round-model.js';
 export { walkShoe, type ShoeCard, type ShoeWalk } from './shoe-walk.js';
 export { auditRound, ROUND_CHECKS, trailEntryOf, type RoundEvidence } from './round-audit.js';
-export { digestValueOf } from './digest-check.js';
+/** The shoe digest as ShoeClosed seals it (defined in contracts, where the shoe records it). */
+export { digestValueOf } from '@croupier/contracts';
 export {
   replayShoe,
   SHOE_CHECKS,

@@ -1,37 +1,11 @@
 import { settleBet, type RoundOutcome } from '@croupier/baccarat';
-import type { Adjustment, RoundEvent, RoundRules } from '@croupier/contracts';
+import type { Adjustment, RoundEvent, RoundRules, RoundStatus } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
-import type { BetState, RoundStatus } from './round-examination.js';
+import type { BetAdjustment, BetState, PaidLine } from './round-model.js';
 import type { VerdictBuilder } from './verdict.js';
 
 type Resettled = Extract<RoundEvent, { type: 'RoundResettled' }>['data'];
-
-/** What a bet is paid: by its settlement line, then by each resettlement since. */
-export interface PaidLine {
-  readonly result: 'win' | 'lose' | 'push' | 'refund';
-  readonly payout: number;
-  readonly commission: number;
-}
-
-/**
- * One line of a resettlement for a standing bet: as recorded, and as the rules give it (a void
- * pays the stake back with no commission; a corrected result pays what the corrected cards give).
- */
-export interface BetAdjustment {
-  /** The RoundResettled that recorded it. */
-  readonly at: RecordedEvent;
-  readonly resettlementId: string;
-  readonly kind: 'void' | 'correction';
-  readonly recorded: Adjustment | null;
-  readonly expected: PaidLine & {
-    readonly previousPayout: number;
-    readonly previousCommission: number;
-    readonly delta: number;
-    /** What the wallet changes the commission owed by: accrued-commission tables only. */
-    readonly commissionDelta: number;
-  };
-}
 
 export interface RoundForResettlement {
   readonly status: RoundStatus;

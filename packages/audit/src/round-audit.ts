@@ -5,13 +5,8 @@ import { verifyStreamChain } from './chain.js';
 import { describeEvent } from './describe.js';
 import { provenanceOf } from './parse.js';
 import type { RoundAudit, TrailEntry } from './reports.js';
-import type { BetAdjustment } from './resettlement-check.js';
-import {
-  examineRound,
-  type BetExamination,
-  type DealtCard,
-  type RoundExamination,
-} from './round-examination.js';
+import type { BetAdjustment, BetExamination, DealtCard } from './round-model.js';
+import { examineRound, type RoundExamination } from './round-examination.js';
 import { checkDigest } from './digest-check.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';

@@ -1,91 +1,40 @@
-import { createHash } from 'node:crypto';
 import {
   evaluateRound,
   InvalidDealError,
   nextCardRecipient,
-  type BetSettlement,
   type Card,
   type Hand,
   type RoundOutcome,
   type RoundResult,
 } from '@croupier/baccarat';
 import {
+  paytableIdOf,
   roundEventSchema,
   streams,
-  type PlacedBet,
   type RoundEvent,
-  type SettlementLine,
+  type RoundStatus,
 } from '@croupier/contracts';
-import { canonicalJson, type RecordedEvent } from '@croupier/eventstore';
+import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import type { VerdictBuilder } from './verdict.js';
 import { checkOutcome } from './outcome-check.js';
 import {
   checkResettlement,
   pendingResettlement,
-  type BetAdjustment,
-  type PaidLine,
   type RoundForResettlement,
 } from './resettlement-check.js';
+import type {
+  BetExamination,
+  BetState,
+  CardCorrection,
+  DealtCard,
+  WalletMovement,
+} from './round-model.js';
 import { checkRefund, checkSettlement } from './settlement-check.js';
 import { checkRoundWallet, type ReleasedStakeRecord } from './wallet-check.js';
 
 type Opened = Extract<RoundEvent, { type: 'RoundOpened' }>['data'];
 type Completed = Extract<RoundEvent, { type: 'RoundCompleted' }>['data'];
-
-export type RoundStatus =
-  'none' | 'betting' | 'closed' | 'dealing' | 'dealt' | 'completed' | 'voided';
-
-/** A card of the round, as it stands after any correction. */
-export interface DealtCard {
-  /** Its place in the round: 0 for the Player's first card. */
-  readonly index: number;
-  readonly hand: Hand;
-  readonly card: Card;
-  readonly shoePosition: number;
-  /** Revision of the CardDealt that dealt it. */
-  readonly revision: string;
-}
-
-/** A correction of a misread card: what it was, what it became, who changed it and why. */
-export interface CardCorrection {
-  readonly stream: string;
-  readonly revision: string;
-  readonly shoePosition: number;
-  readonly previous: Card;
-  readonly card: Card;
-  readonly reason: string;
-  readonly actor: { id: string; role: string } | null;
-  readonly occurredAt: string | null;
-}
-
-export interface BetExamination {
-  readonly bet: PlacedBet;
-  readonly status: 'active' | 'cleared';
-  /** The settlement line recorded for it, if any. */
-  readonly line: SettlementLine | null;
-  /** What the paytable gives it, recomputed from the cards. */
-  readonly expected: BetSettlement | null;
-  readonly refund: { amount: number; reason: 'voided' | 'cleared' } | null;
-  /** Every resettlement line of the bet, as recorded and as recomputed, in order. */
-  readonly adjustments: readonly BetAdjustment[];
-}
-
-/**
- * A wallet movement a round caused: a debit, a payout, a refund, accrued commission or a payout
- * adjusted by a resettlement (its amount is the difference credited, negative when taken back).
- */
-export interface WalletMovement {
-  readonly stream: string;
-  readonly revision: string;
-  readonly type: string;
-  readonly playerId: string;
-  readonly betId: string;
-  readonly amount: number;
-  /** The payout's result or the refund's reason. */
-  readonly detail: string | null;
-  readonly occurredAt: string | null;
-}
 
 export interface RoundExamination {
   readonly roundId: string;
@@ -100,24 +49,6 @@ export interface RoundExamination {
   readonly settlementId: string | null;
   readonly bets: readonly BetExamination[];
   readonly wallet: readonly WalletMovement[] | null;
-}
-
-/** sha256 of the canonical JSON of a round's rules: how a paytable is named in game records. */
-export function paytableIdOf(rules: unknown): string {
-  return createHash('sha256').update(canonicalJson(rules)).digest('hex');
-}
-
-export interface BetState {
-  bet: PlacedBet;
-  status: 'active' | 'cleared';
-  line: SettlementLine | null;
-  expected: BetSettlement | null;
-  refund: { amount: number; reason: 'voided' | 'cleared' } | null;
-  /** The BetPlaced that recorded it. */
-  placed?: RecordedEvent;
-  /** What the rules pay it so far: its settlement recomputed, then each resettlement since. */
-  paid: PaidLine | null;
-  adjustments: BetAdjustment[];
 }
 
 /** What the round's state must be for each event, for the lifecycle findings. */

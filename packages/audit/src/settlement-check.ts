@@ -1,8 +1,8 @@
 import { settleBet, type RoundOutcome } from '@croupier/baccarat';
-import type { RoundEvent, RoundRules, SettlementLine } from '@croupier/contracts';
+import type { RoundEvent, RoundRules, RoundStatus, SettlementLine } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
-import type { BetState, RoundStatus } from './round-examination.js';
+import type { BetState } from './round-model.js';
 import type { VerdictBuilder } from './verdict.js';
 
 /**

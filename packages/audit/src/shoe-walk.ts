@@ -19,7 +19,7 @@ import {
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf, type Parsed } from './parse.js';
-import type { CardCorrection } from './round-examination.js';
+import type { CardCorrection } from './round-model.js';
 import type { VerdictBuilder } from './verdict.js';
 
 type Shuffled = Extract<ShoeEvent, { type: 'ShoeShuffled' }>['data'];

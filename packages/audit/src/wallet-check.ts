@@ -1,8 +1,12 @@
-import { streams, walletEventSchema, type WalletEvent } from '@croupier/contracts';
+import {
+  streams,
+  walletEventSchema,
+  type RoundStatus,
+  type WalletEvent,
+} from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
-import type { BetAdjustment } from './resettlement-check.js';
-import type { BetState, RoundStatus, WalletMovement } from './round-examination.js';
+import type { BetAdjustment, BetState, WalletMovement } from './round-model.js';
 import type { VerdictBuilder } from './verdict.js';
 
 /** A wallet event of the round, reduced to what the money check compares. */

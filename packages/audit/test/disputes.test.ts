@@ -1,14 +1,8 @@
 import { evaluateRound, type Card } from '@croupier/baccarat';
-import { presetConfig, type RoundRules } from '@croupier/contracts';
+import { paytableIdOf, presetConfig, type RoundRules } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { describe, expect, it } from 'vitest';
-import {
-  describeEvent,
-  examineRound,
-  paytableIdOf,
-  VerdictBuilder,
-  WalletBalances,
-} from '../src/index.js';
+import { describeEvent, examineRound, VerdictBuilder, WalletBalances } from '../src/index.js';
 
 /**
  * Disputes after settlement, checked from hand-made streams: a scanner round where Player 9C KH

@@ -1,71 +1,18 @@
+import {
+  canonicalJson as encode,
+  CanonicalJsonError as NotCanonicalJson,
+} from '@croupier/contracts';
 import { CanonicalJsonError } from './errors.js';
 
 /**
- * Canonical JSON in the style of RFC 8785 (JCS): object keys sorted by UTF-16 code units, no
- * whitespace, strings and numbers exactly as `JSON.stringify` writes them (which is what JCS
- * specifies). Hashes are computed over this text, so an offline verifier can recompute them from
- * the parsed events in any language that implements JCS.
- *
- * Follows `JSON.stringify` where it is unambiguous (`toJSON` is honoured, so a Date becomes its ISO
- * string; an `undefined` property is omitted; `undefined` in an array becomes `null`) and throws a
- * `CanonicalJsonError` naming the path where it would silently lose information: bigint, NaN,
- * ±Infinity, functions, symbols, Map/Set, and cycles.
+ * The canonical JSON the hash chain is computed over: `@croupier/contracts`' one definition, with
+ * its refusal turned into the store's own `CanonicalJsonError` (an `EventStoreError`) at the edge.
  */
 export function canonicalJson(value: unknown): string {
-  const text = encode(value, '$', new Set());
-  if (text === undefined) throw new CanonicalJsonError('$', 'undefined is not a JSON value');
-  return text;
-}
-
-function encode(value: unknown, path: string, ancestors: Set<object>): string | undefined {
-  if (value !== null && typeof value === 'object' && 'toJSON' in value) {
-    const { toJSON } = value;
-    if (typeof toJSON === 'function') value = (toJSON as () => unknown).call(value);
-  }
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'number':
-      if (!Number.isFinite(value)) {
-        throw new CanonicalJsonError(path, `${value} is not a finite number`);
-      }
-      return JSON.stringify(value);
-    case 'undefined':
-      return undefined;
-    case 'bigint':
-      throw new CanonicalJsonError(path, 'bigint has no JSON form; encode it as a string');
-    case 'function':
-    case 'symbol':
-      throw new CanonicalJsonError(path, `a ${typeof value} is not a JSON value`);
-    case 'object':
-      break;
-  }
-  if (value === null) return 'null';
-  const object = value;
-  if (object instanceof Map || object instanceof Set || ArrayBuffer.isView(object)) {
-    throw new CanonicalJsonError(path, `${object.constructor.name} is not a JSON value`);
-  }
-  if (ancestors.has(object)) throw new CanonicalJsonError(path, 'the value contains a cycle');
-  ancestors.add(object);
   try {
-    if (Array.isArray(object)) {
-      const items = object.map(
-        (item: unknown, index) => encode(item, `${path}[${index}]`, ancestors) ?? 'null',
-      );
-      return `[${items.join(',')}]`;
-    }
-    const record = object as Record<string, unknown>;
-    // Default sort compares UTF-16 code units, exactly what JCS asks for.
-    const keys = Object.keys(record).sort();
-    const members: string[] = [];
-    for (const key of keys) {
-      const encoded = encode(record[key], `${path}.${key}`, ancestors);
-      if (encoded !== undefined) members.push(`${JSON.stringify(key)}:${encoded}`);
-    }
-    return `{${members.join(',')}}`;
-  } finally {
-    ancestors.delete(object);
+    return encode(value);
+  } catch (error) {
+    if (error instanceof NotCanonicalJson) throw new CanonicalJsonError(error.path, error.reason);
+    throw error;
   }
 }

@@ -15,8 +15,6 @@ export type {
   Subscription,
   SubscriptionStart,
 } from './port.js';
-export type { Decider } from './decider.js';
-export { fold } from './decider.js';
 export {
   CanonicalJsonError,
   DuplicateEventIdError,

@@ -21,6 +21,8 @@ export interface Problem {
   readonly instance: string;
   readonly correlationId: string;
   readonly errors?: readonly { field: string; message: string }[];
+  /** The request that would take the next step, when a refusal names one. */
+  readonly hint?: string;
 }
 
 /**
@@ -54,6 +56,11 @@ export const problemJsonSchema = {
     correlationId: {
       type: 'string' as const,
       description: 'The x-correlation-id of the request: quote it when reporting a problem',
+    },
+    hint: {
+      type: 'string' as const,
+      description:
+        'The request that would take the next step, when there is one (e.g. `POST /v1/shoes/t1.1/burn`)',
     },
     errors: {
       type: 'array' as const,
@@ -121,11 +128,13 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
   });
   if (error instanceof DomainError) {
     const field = typeof error.details.field === 'string' ? error.details.field : undefined;
-    return base(
+    const hint = typeof error.details.hint === 'string' ? error.details.hint : undefined;
+    const problem = base(
       error.code,
       error.message,
       field === undefined ? undefined : [{ field, message: error.message }],
     );
+    return hint === undefined ? problem : { ...problem, hint };
   }
   if (error instanceof BetRejectedError) {
     return base(error.code, error.message, [{ field: error.field, message: error.message }]);

@@ -55,6 +55,7 @@ what was wrong this time and its wording may change. A refused command changes n
 | \`instance\` | the path and query of the request, credentials in the query redacted; empty for 408 and 431 |
 | \`correlationId\` | the request's \`x-correlation-id\` (given, or made up); quote it when reporting a problem |
 | \`errors\` | only when the problem is about fields: \`[{ "field", "message" }]\`, e.g. \`body.bets.0.amount\` |
+| \`hint\` | only when a refusal names the step that would help next: the request for it, e.g. \`POST /v1/shoes/baccarat-1.3/burn\` |
 
 A bet over the table maximum:
 

@@ -3,6 +3,7 @@ export * from './domain/round.decider.js';
 export * from './application/aggregates.js';
 export * from './application/sequence.js';
 export * from './application/round-service.js';
+export * from './application/shoe-lifecycle.js';
 export * from './application/bet-workflow.js';
 export * from './application/auto-dealer.js';
 export * from './application/table-board.js';

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
 import type { Card } from '@croupier/baccarat';
-import { nextCardRecipient } from '@croupier/baccarat';
 import {
   DomainError,
+  parseShoeId,
+  paytableIdOf,
   roundIdOf,
   shoeIdOf,
   streams,
@@ -17,10 +17,11 @@ import {
   type TableEvent,
   type WalletPort,
 } from '@croupier/contracts';
-import { canonicalJson } from '@croupier/eventstore';
 import {
   activeBets,
-  roundDecider,
+  nextScannedCard,
+  requireCorrectable,
+  requireTakesCards,
   type RoundCommand,
   type RoundState,
 } from '../domain/round.decider.js';
@@ -28,6 +29,15 @@ import type { TableCommand, TableState } from '../domain/table.decider.js';
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
 import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
+import {
+  nextRoundOf,
+  nextShoeOf,
+  requireBurnt,
+  shoeToCloseOf,
+  type NextShoe,
+  type OpenTable,
+  type TableShoe,
+} from './shoe-lifecycle.js';
 
 /** A bet as a client sends it; `betId` makes a retried request idempotent. */
 export interface BetInput {
@@ -48,23 +58,6 @@ export function roundRulesOf(config: TableConfig): RoundRules {
     tieOdds: config.tieOdds,
     seats: config.seats,
   };
-}
-
-/** Names a paytable: sha256 of the canonical JSON of the round rules. */
-export function paytableIdOf(rules: RoundRules): string {
-  return createHash('sha256').update(canonicalJson(rules)).digest('hex');
-}
-
-/** A round is finished when complete or voided, and closed off when its money is settled too. */
-export function isFinished(round: RoundState): boolean {
-  return round.status === 'completed' || round.status === 'voided';
-}
-
-export function isSettled(round: RoundState): boolean {
-  if (round.status === 'completed') return round.settlementId !== null;
-  if (round.status === 'voided')
-    return activeBets(round).every((bet) => round.refundedBetIds.has(bet.betId));
-  return false;
 }
 
 /**
@@ -149,115 +142,29 @@ export class RoundService {
   }
 
   /**
-   * Opens the table's next round: the next number in the current shoe, or round 1 of a new shoe
-   * once the current one is finished (its last round settled, it is closed first, revealing its
-   * seed). Refused while the table's latest round is still being played.
+   * Opens the table's next round: in the current shoe, or round 1 of a new shoe once the current
+   * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
    */
   async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
-    const table = await this.getTable(tableId);
-    if (table.status !== 'open')
-      throw new DomainError('TABLE_CLOSED', `table ${tableId} is closed`);
-    const config = table.config!;
-    let shoe = await this.currentShoe(tableId);
-    if (shoe !== null && shoe.status !== 'closed') {
-      const last = await this.latestRoundNumber(shoe.shoeId);
-      if (last > 0) {
-        const round = await this.getRound(roundIdOf(shoe.shoeId, last));
-        if (!isFinished(round)) {
-          throw new DomainError(
-            'ROUND_IN_PROGRESS',
-            `round ${round.roundId} is still being played`,
-            {
-              roundId: round.roundId,
-            },
-          );
-        }
-        if (!this.shoeDeals(shoe, last + 1) && !isSettled(round)) {
-          throw new DomainError(
-            'ROUND_IN_PROGRESS',
-            `the shoe's last round ${round.roundId} is being settled`,
-            {
-              roundId: round.roundId,
-            },
-          );
-        }
-      }
-      if (shoe.status === 'awaiting-burn') {
-        throw new DomainError(
-          'INVALID_DEAL',
-          `burn shoe ${shoe.shoeId} before its first round (POST /v1/shoes/${shoe.shoeId}/burn)`,
-        );
-      }
-      if (this.shoeDeals(shoe, last + 1))
-        return this.createRound(table, config, shoe, last + 1, context);
-      shoe = await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'completed' }, context);
-    }
-    const next = await this.shoes.startShoe(
-      { tableId, number: (shoe?.number ?? 0) + 1, config },
-      context,
-    );
-    this.hints.set(tableId, next.number);
-    if (next.status === 'awaiting-burn') {
-      throw new DomainError(
-        'INVALID_DEAL',
-        `a new shoe ${next.shoeId} is in: burn it first (POST /v1/shoes/${next.shoeId}/burn)`,
-        {
-          shoeId: next.shoeId,
-        },
-      );
-    }
-    return this.createRound(table, config, next, 1, context);
+    const next = nextRoundOf(await this.tableShoe(tableId));
+    if (next.step === 'open-round')
+      return this.createRound(next.table, next.shoe, next.number, context);
+    const shoe = await this.replaceShoe(next, context);
+    requireBurnt(shoe);
+    return this.createRound(next.table, shoe, 1, context);
   }
 
   /**
    * Starts the table's next shoe (a dealer bringing in a new shoe): shuffled and committed, burnt
-   * when its source is rng. The current shoe must be finished (its last round settled, then it
-   * is closed, revealing its seed) or closed; one still in play is refused: close it first.
+   * when its source is rng, after the finished one is closed (see nextShoeOf).
    */
   async startShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    const table = await this.getTable(tableId);
-    if (table.status !== 'open')
-      throw new DomainError('TABLE_CLOSED', `table ${tableId} is closed`);
-    let shoe = await this.currentShoe(tableId);
-    if (shoe !== null && shoe.status !== 'closed') {
-      const last = await this.latestRoundNumber(shoe.shoeId);
-      if (last === 0 || this.shoeDeals(shoe, last + 1)) {
-        throw new DomainError(
-          'SHOE_NOT_FINISHED',
-          `shoe ${shoe.shoeId} is still in play: close it first (POST /v1/tables/${tableId}/shoes/current/close)`,
-          { shoeId: shoe.shoeId },
-        );
-      }
-      const round = await this.getRound(roundIdOf(shoe.shoeId, last));
-      if (!isFinished(round) || !isSettled(round)) {
-        throw new DomainError(
-          'ROUND_IN_PROGRESS',
-          `the shoe's last round ${round.roundId} is still being played or settled`,
-          { roundId: round.roundId },
-        );
-      }
-      shoe = await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'completed' }, context);
-    }
-    const next = await this.shoes.startShoe(
-      { tableId, number: (shoe?.number ?? 0) + 1, config: table.config! },
-      context,
-    );
-    this.hints.set(tableId, next.number);
-    return next;
+    return this.replaceShoe(nextShoeOf(await this.tableShoe(tableId)), context);
   }
 
   /** Closes the table's current shoe early (operator), revealing its seed. */
   async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    await this.getTable(tableId); // an unknown table is TABLE_NOT_FOUND, not "no shoe"
-    const shoe = await this.currentShoe(tableId);
-    if (shoe === null) throw new DomainError('SHOE_NOT_FOUND', `table ${tableId} has no shoe`);
-    const last = await this.latestRoundNumber(shoe.shoeId);
-    if (last > 0 && !isFinished(await this.getRound(roundIdOf(shoe.shoeId, last)))) {
-      throw new DomainError(
-        'ROUND_IN_PROGRESS',
-        `finish or void round ${roundIdOf(shoe.shoeId, last)} first`,
-      );
-    }
+    const shoe = shoeToCloseOf(await this.tableShoe(tableId));
     return this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'operator' }, context);
   }
 
@@ -320,14 +227,8 @@ export class RoundService {
   /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
   async deal(roundId: string, context: CommandContext): Promise<RoundState> {
     const round = await this.getRound(roundId);
-    if (round.cardSource !== 'rng')
-      throw new DomainError('WRONG_CARD_SOURCE', 'a scanner table posts each card it reads');
-    if (round.status === 'betting')
-      throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
-    if (round.status === 'voided')
-      throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided`);
+    requireTakesCards(round, 'rng'); // refused before the shoe draws
     if (round.status === 'completed') return round; // dealt already: a retried deal
-    if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
     const cards = await this.shoes.drawRound(
       { shoeId: round.shoeId, roundId, roundNumber: round.number },
       context,
@@ -335,37 +236,16 @@ export class RoundService {
     return (await this.round(roundId, { type: 'DealCards', cards }, context)).state;
   }
 
-  /** Records a card the dealer's card reader read; the rules say which hand it goes to. */
+  /** Records a card the dealer's card reader read; the round says which hand it goes to. */
   async postScannedCard(roundId: string, card: Card, context: CommandContext): Promise<RoundState> {
-    let round = await this.syncScannedCards(roundId, context);
-    if (round.cardSource !== 'scanner')
-      throw new DomainError('WRONG_CARD_SOURCE', 'an rng table deals its own cards');
-    if (round.status === 'betting')
-      throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
-    if (round.paused) throw new DomainError('ROUND_PAUSED', `round ${roundId} is paused`);
-    // Refused before the shoe records the card: a voided round takes no more cards.
-    if (round.status === 'voided')
-      throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided`);
-    const hands = {
-      player: round.player.map((c) => c.card),
-      banker: round.banker.map((c) => c.card),
-    };
-    const hand = nextCardRecipient(hands.player, hands.banker);
-    if (hand === null)
-      throw new DomainError('INVALID_DEAL', `round ${roundId} needs no more cards`);
+    const round = await this.syncScannedCards(roundId, context);
+    // Refused before the shoe records the card (a voided round, for one, takes no more cards).
+    const { hand, index } = nextScannedCard(round);
     const drawn = await this.shoes.drawScannedCard(
-      {
-        shoeId: round.shoeId,
-        roundId,
-        roundNumber: round.number,
-        index: round.player.length + round.banker.length,
-        card,
-        hand,
-      },
+      { shoeId: round.shoeId, roundId, roundNumber: round.number, index, card, hand },
       context,
     );
-    round = (await this.round(roundId, { type: 'DealCards', cards: [drawn] }, context)).state;
-    return round;
+    return (await this.round(roundId, { type: 'DealCards', cards: [drawn] }, context)).state;
   }
 
   /** The dealer saw the cut card come out (scanner shoes). */
@@ -384,8 +264,7 @@ export class RoundService {
     context: CommandContext,
   ): Promise<RoundState> {
     const round = await this.getRound(roundId);
-    const command: RoundCommand = { type: 'CorrectCard', ...input };
-    roundDecider.decide(command, round); // refuse before touching the shoe
+    requireCorrectable(round, input); // refused before the shoe records it
     await this.shoes.correctCard(
       {
         shoeId: round.shoeId,
@@ -396,7 +275,7 @@ export class RoundService {
       },
       context,
     );
-    return (await this.round(roundId, command, context)).state;
+    return (await this.round(roundId, { type: 'CorrectCard', ...input }, context)).state;
   }
 
   async confirmResult(roundId: string, context: CommandContext): Promise<RoundState> {
@@ -417,10 +296,28 @@ export class RoundService {
 
   // --- internals ----------------------------------------------------------------------------
 
-  private shoeDeals(shoe: ShoeSummary, roundNumber: number): boolean {
-    if (shoe.status !== 'dealing' && shoe.status !== 'awaiting-burn') return false;
-    if (shoe.shufflePolicy === 'every-round') return roundNumber === 1;
-    return shoe.lastRoundNumber === null || roundNumber <= shoe.lastRoundNumber;
+  /** What the shoe lifecycle decides on: the table, its latest shoe and that shoe's latest round. */
+  private async tableShoe(tableId: string): Promise<TableShoe> {
+    const table = await this.getTable(tableId);
+    const shoe = await this.currentShoe(tableId);
+    const lastNumber = shoe === null ? 0 : await this.latestRoundNumber(shoe.shoeId);
+    const lastRound =
+      shoe === null || lastNumber === 0
+        ? null
+        : await this.getRound(roundIdOf(shoe.shoeId, lastNumber));
+    return { table, shoe, lastNumber, lastRound };
+  }
+
+  /** Closes the finished shoe (revealing its seed) if there is one, and starts the next. */
+  private async replaceShoe(next: NextShoe, context: CommandContext): Promise<ShoeSummary> {
+    if (next.close !== null)
+      await this.shoes.closeShoe({ shoeId: next.close.shoeId, reason: 'completed' }, context);
+    const shoe = await this.shoes.startShoe(
+      { tableId: next.table.tableId, number: next.shoeNumber, config: next.table.config },
+      context,
+    );
+    this.hints.set(next.table.tableId, shoe.number);
+    return shoe;
   }
 
   private async latestRoundNumber(shoeId: string): Promise<number> {
@@ -434,13 +331,13 @@ export class RoundService {
   }
 
   private async createRound(
-    table: TableState,
-    config: TableConfig,
+    table: OpenTable,
     shoe: ShoeSummary,
     number: number,
     context: CommandContext,
   ): Promise<RoundState> {
     const roundId = roundIdOf(shoe.shoeId, number);
+    const config = table.config;
     const rules = roundRulesOf(config);
     try {
       const { state } = await this.round(
@@ -455,7 +352,7 @@ export class RoundService {
           currency: config.currency,
           rules,
           paytableId: paytableIdOf(rules),
-          dealer: { dealerId: table.dealerId, shiftId: table.shiftId! },
+          dealer: { dealerId: table.dealerId, shiftId: table.shiftId },
         },
         context,
       );
@@ -490,7 +387,7 @@ export class RoundService {
     const current = await this.getRound(roundId);
     let shoeId = current.shoeId;
     let number = current.number - 1;
-    let shoeNumber = Number(shoeId.slice(shoeId.lastIndexOf('.') + 1));
+    let { shoeNumber } = parseShoeId(shoeId);
     for (let looked = 0; looked < 100; looked++) {
       if (number < 1) {
         shoeNumber--;

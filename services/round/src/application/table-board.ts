@@ -66,10 +66,11 @@ export class TableBoard implements Projection {
   apply(event: RecordedEvent): void {
     if (event.stream.startsWith('table-')) this.applyTable(event);
     else if (event.stream.startsWith('shoe-') && event.type === 'ShoeShuffled') {
-      const { data } = shoeEventSchema.parse({ type: event.type, data: event.data });
-      const table = this.tables.get((data as { tableId: string }).tableId);
+      const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
+      if (shuffled.type !== 'ShoeShuffled') return; // the parse keeps the type it was given
+      const table = this.tables.get(shuffled.data.tableId);
       if (table) {
-        table.currentShoeId = (data as { shoeId: string }).shoeId;
+        table.currentShoeId = shuffled.data.shoeId;
         table.results = [];
       }
     } else if (event.stream.startsWith('round-')) this.applyRound(event);

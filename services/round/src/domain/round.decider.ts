@@ -17,12 +17,13 @@ import {
   type RoundEvent,
   type RoundId,
   type RoundRules,
+  type RoundStatus,
   type SettlementLine,
   type Adjustment,
   type ShoeId,
   type TableId,
 } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /** A bet as proposed to the round; the wallet has already been debited for it. */
 export interface BetRequest {
@@ -65,9 +66,6 @@ export type RoundCommand =
   | { type: 'PauseRound'; reason: string }
   | { type: 'ResumeRound' }
   | { type: 'VoidRound'; reason: string };
-
-export type RoundStatus =
-  'none' | 'betting' | 'closed' | 'dealing' | 'dealt' | 'completed' | 'voided';
 
 export interface ActiveBet extends PlacedBet {
   readonly status: 'active' | 'cleared';
@@ -243,6 +241,88 @@ function requireNotFinished(state: RoundState): void {
   }
 }
 
+/**
+ * Refuses a round that takes no card from a shoe of this source now. The service asks it before
+ * the shoe draws (the shoe's stream is another's, so the refusal must come first) and decide asks
+ * it again when the cards arrive: one rule, in one place. A completed round is not refused here:
+ * an rng deal retried after it completed is answered with the round as it is.
+ */
+export function requireTakesCards(state: RoundState, source: CardSource): void {
+  requireOpen(state);
+  if (state.cardSource !== source) {
+    throw new DomainError(
+      'WRONG_CARD_SOURCE',
+      source === 'rng'
+        ? 'a scanner table posts each card it reads'
+        : 'an rng table deals its own cards',
+    );
+  }
+  if (state.status === 'betting')
+    throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
+  requireNotPaused(state);
+  if (state.status === 'voided')
+    throw new DomainError('ROUND_FINISHED', `round ${state.roundId} was voided`);
+}
+
+/**
+ * Where the next scanned card goes: the hand the third-card rule gives it and its place among the
+ * round's cards, or the refusal (INVALID_DEAL once the rule wants no more cards).
+ */
+export function nextScannedCard(state: RoundState): { hand: Hand; index: number } {
+  requireTakesCards(state, 'scanner');
+  const hand = nextCardRecipient(cardsOf(state.player), cardsOf(state.banker));
+  if (hand === null)
+    throw new DomainError('INVALID_DEAL', `round ${state.roundId} needs no more cards`);
+  return { hand, index: state.player.length + state.banker.length };
+}
+
+/** A supervisor's correction of a scanned card: which card, what it becomes, and why. */
+export type CardCorrectionRequest = Omit<Extract<RoundCommand, { type: 'CorrectCard' }>, 'type'>;
+
+/**
+ * Refuses a correction the round cannot take: asked before the shoe records it, and by decide.
+ * Returns the card being replaced (the same card again changes nothing and is not refused).
+ */
+export function requireCorrectable(state: RoundState, correction: CardCorrectionRequest): CardAt {
+  requireOpen(state);
+  if (state.status === 'voided')
+    throw new DomainError('ROUND_FINISHED', `round ${state.roundId} was voided`);
+  if (state.cardSource !== 'scanner')
+    throw new DomainError('WRONG_CARD_SOURCE', 'only scanned cards can be corrected');
+  const { shoePosition, card } = correction;
+  const old = [...state.player, ...state.banker].find((c) => c.shoePosition === shoePosition);
+  if (old === undefined) {
+    throw new DomainError(
+      'INVALID_CORRECTION',
+      `no card of round ${state.roundId} came from shoe position ${shoePosition}`,
+    );
+  }
+  if (old.card === card) return old;
+  const player = replaceCard(state.player, shoePosition, card);
+  const banker = replaceCard(state.banker, shoePosition, card);
+  let due: Hand | null;
+  try {
+    due = nextCardRecipient(cardsOf(player), cardsOf(banker));
+  } catch (error) {
+    if (error instanceof InvalidDealError) {
+      throw new DomainError(
+        'INVALID_CORRECTION',
+        `with ${card} at position ${shoePosition} the cards already dealt break the third-card rule (${error.message}); void the round instead`,
+      );
+    }
+    throw error;
+  }
+  // A completed round can only take a correction that leaves it complete: its result is
+  // corrected, and settlement pays the difference (never by editing the settlement).
+  if (state.status === 'completed' && due !== null) {
+    throw new DomainError(
+      'INVALID_CORRECTION',
+      `with ${card} at position ${shoePosition} the round would need another card; void the round instead`,
+    );
+  }
+  return old;
+}
+
 function completion(
   state: RoundState,
   player: readonly CardAt[],
@@ -365,10 +445,7 @@ function dealCards(
   command: Extract<RoundCommand, { type: 'DealCards' }>,
   state: RoundState,
 ): RoundEvent[] {
-  requireOpen(state);
-  requireNotPaused(state);
-  if (state.status === 'betting')
-    throw new DomainError('ROUND_NOT_DEALING', 'close betting before dealing');
+  requireTakesCards(state, state.cardSource);
   requireNotFinished(state);
   const dealtPositions = new Set([...state.player, ...state.banker].map((c) => c.shoePosition));
   const fresh = command.cards.filter((c) => !dealtPositions.has(c.position));
@@ -457,35 +534,8 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
     case 'DealCards':
       return dealCards(command, state);
     case 'CorrectCard': {
-      requireOpen(state);
-      if (state.status === 'voided')
-        throw new DomainError('ROUND_FINISHED', `round ${state.roundId} was voided`);
-      if (state.cardSource !== 'scanner')
-        throw new DomainError('WRONG_CARD_SOURCE', 'only scanned cards can be corrected');
-      const old = [...state.player, ...state.banker].find(
-        (c) => c.shoePosition === command.shoePosition,
-      );
-      if (old === undefined) {
-        throw new DomainError(
-          'INVALID_CORRECTION',
-          `no card of round ${state.roundId} came from shoe position ${command.shoePosition}`,
-        );
-      }
+      const old = requireCorrectable(state, command);
       if (old.card === command.card) return [];
-      const player = replaceCard(state.player, command.shoePosition, command.card);
-      const banker = replaceCard(state.banker, command.shoePosition, command.card);
-      let due: Hand | null;
-      try {
-        due = nextCardRecipient(cardsOf(player), cardsOf(banker));
-      } catch (error) {
-        if (error instanceof InvalidDealError) {
-          throw new DomainError(
-            'INVALID_CORRECTION',
-            `with ${command.card} at position ${command.shoePosition} the cards already dealt break the third-card rule (${error.message}); void the round instead`,
-          );
-        }
-        throw error;
-      }
       const corrected: RoundEvent = {
         type: 'CardCorrected',
         data: {
@@ -497,14 +547,8 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         },
       };
       if (state.status !== 'completed') return [corrected];
-      // A completed round can only take a correction that leaves it complete: its result is
-      // corrected, and settlement pays the difference (never by editing the settlement).
-      if (due !== null) {
-        throw new DomainError(
-          'INVALID_CORRECTION',
-          `with ${command.card} at position ${command.shoePosition} the round would need another card; void the round instead`,
-        );
-      }
+      const player = replaceCard(state.player, command.shoePosition, command.card);
+      const banker = replaceCard(state.banker, command.shoePosition, command.card);
       const completed = completion(state, player, banker);
       if (completed.type !== 'RoundCompleted') throw new Error('completion yields RoundCompleted');
       return [

@@ -5,7 +5,7 @@ import {
   type TableEvent,
   type TableId,
 } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /** A table: its configuration, how it deals, who deals. Rounds and shoes sequence themselves. */
 export type TableCommand =

@@ -16,6 +16,7 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RoundService } from '../application/round-service.js';
 import type { TableBoard } from '../application/table-board.js';
+import { withNextStepHint } from './next-steps.js';
 import { ROUND_PROBLEMS } from './problems.js';
 import { roundView, roundViewSchema } from './views.js';
 
@@ -245,8 +246,11 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         params: tableParams,
       },
     },
-    async (request, reply) =>
-      reply.status(201).send(await rounds.startShoe(request.params.tableId, contextOf(request))),
+    async (request, reply) => {
+      const { tableId } = request.params;
+      const shoe = await withNextStepHint(tableId, rounds.startShoe(tableId, contextOf(request)));
+      return reply.status(201).send(shoe);
+    },
   );
 
   app.post(
@@ -274,7 +278,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       },
     },
     async (request, reply) => {
-      const round = await rounds.openRound(request.params.tableId, contextOf(request));
+      const { tableId } = request.params;
+      const round = await withNextStepHint(tableId, rounds.openRound(tableId, contextOf(request)));
       return reply.status(201).send(roundView(round, principalOf(request)));
     },
   );

@@ -8,7 +8,7 @@ import {
   type RoundRules,
   type SettlementLine,
 } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /**
  * Settlement's view of a round stream: the bets still standing, the outcome, and what has been

@@ -1,6 +1,7 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { type Aggregate, type CommandHandler } from '@croupier/application';
 import {
+  digestValueOf,
   DomainError,
   parseShoeId,
   roundIdOf,
@@ -15,7 +16,6 @@ import {
   type ShoePort,
   type ShoeSummary,
 } from '@croupier/contracts';
-import { canonicalJson } from '@croupier/eventstore';
 import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.decider.js';
 import type { SeedVault } from './seed-vault.js';
 
@@ -196,7 +196,7 @@ export class ShoeService implements ShoePort {
     for (let round = 1; await head(streams.round(roundIdOf(shoeId, round))); round++);
     return {
       streams: entries,
-      value: createHash('sha256').update(canonicalJson(entries)).digest('hex'),
+      value: digestValueOf(entries),
     };
   }
 

@@ -19,7 +19,7 @@ import {
   type ShoeId,
   type TableId,
 } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /**
  * The shoe: the ledger of every card. It is shuffled (rng: from a committed secret seed) or

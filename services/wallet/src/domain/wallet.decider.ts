@@ -1,5 +1,5 @@
 import { DomainError, type PlayerId, type RoundId, type WalletEvent } from '@croupier/contracts';
-import type { Decider } from '@croupier/eventstore';
+import type { Decider } from '@croupier/application';
 
 /**
  * A player's wallet. Its balance is the sum of its events. A stake debited for a bet stays

@@ -1,6 +1,8 @@
 /**
  * The shape of every service's domain: pure functions, no I/O. Commands carry time, ids and
- * randomness. Lives here (not in testkit) so services depend on it at runtime without test code.
+ * randomness. With the application's other building blocks (the command handler that runs it),
+ * not in the event store, which stores events whatever decided them; not in testkit either, so
+ * services depend on it at runtime without test code.
  */
 export interface Decider<Command, Event, State> {
   /** Turns a command into the events it causes; throws a typed domain error to reject it. */
