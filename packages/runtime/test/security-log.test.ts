@@ -1,4 +1,4 @@
-import { createEventStore, type EventStore, type RecordedEvent } from '@croupier/eventstore';
+import { MemoryEventStore, type EventStore, type RecordedEvent } from '@croupier/eventstore';
 import { TokenAuthority, type HttpApp } from '@croupier/http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createServiceApp } from '../src/index.js';
@@ -15,7 +15,7 @@ describe('a service process records failed logins in the security log', () => {
   let app: HttpApp;
 
   beforeAll(async () => {
-    store = await createEventStore({ kind: 'pglite', dataDir: 'memory://' });
+    store = new MemoryEventStore();
     app = await createServiceApp({
       title: 'a service',
       settings: {
