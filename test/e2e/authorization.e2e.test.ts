@@ -49,7 +49,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
   let counter = 0;
 
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres', gateway: true });
+    harness = await startHarness({ store: 'memory', gateway: true });
     await openTable(harness.api, 'authz', 'live');
     await openTable(harness.api, 'authz-closable', 'live');
     await fund(harness.api, ['amy', 'bob'], 1_000_000);

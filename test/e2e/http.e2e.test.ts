@@ -26,7 +26,7 @@ describe('the HTTP API refuses bad input and changes nothing', () => {
   let harness: Harness;
   let round: RoundView;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
     await openTable(harness.api, 'http-e2e', 'live');
     await fund(harness.api, ['zoe', 'yan'], 100_000);
     round = await openRound(harness.api, 'http-e2e');
@@ -274,7 +274,7 @@ describe('who may do what', () => {
   let harness: Harness;
   beforeAll(async () => {
     // Distributed, the gateway serves the significant events and the game history.
-    harness = await startHarness({ store: 'postgres', gateway: true });
+    harness = await startHarness({ store: 'memory', gateway: true });
     await openTable(harness.api, 'auth-e2e', 'generic');
     await fund(harness.api, ['amy', 'bob'], 10_000);
   });

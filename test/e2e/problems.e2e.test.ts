@@ -118,7 +118,7 @@ const NO_ROUND = 'nowhere.1.1';
 
 beforeAll(async () => {
   // Distributed, the gateway serves the whole API's document (and the audit); the services answer.
-  harness = await startHarness({ store: 'postgres', gateway: true });
+  harness = await startHarness({ store: 'memory', gateway: true });
   const document = await harness.api.raw<{ paths: typeof paths }>('GET', '/docs/json');
   paths = expectStatus(document, 200).paths;
   await fund(harness.api, ['ann', 'bob', 'dan'], 1_000_000);
