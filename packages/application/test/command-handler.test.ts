@@ -179,10 +179,10 @@ describe('the command handler, one stream at a time', () => {
     );
 
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(25);
-    const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
-    expect(refused.map((reason) => (reason as DomainError).code)).toEqual(
-      Array(5).fill('INSUFFICIENT_FUNDS'),
+    const refused = results.flatMap((r) =>
+      r.status === 'rejected' ? [(r.reason as DomainError).code] : [],
     );
+    expect(refused).toEqual(Array(5).fill('INSUFFICIENT_FUNDS'));
     expect(waitedAfter).toEqual([]);
   });
 
