@@ -18,9 +18,11 @@
  *   node --conditions=@croupier/source --import tsx infra/capacity/measure-events.js
  *
  * Env: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test), REDIS_URL (optional),
+ * DATABASE_SCHEMA and REDIS_PREFIX (default capacity_<time>, capacity-<time>),
  * SCENARIOS (default "0x0,1x1,7x1,7x2": players x bets each), ROUNDS per scenario (default 160,
  * about two 8-deck shoes), PRESET (default live). Prints one JSON document on stdout.
  */
+import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { buildApp, loadConfig, System } from '../../services/gateway/src/index.ts';
@@ -39,7 +41,7 @@ const SCENARIOS = (process.env.SCENARIOS ?? '0x0,1x1,7x1,7x2').split(',').map((t
 });
 const stamp = Date.now().toString(36);
 const SCHEMA = process.env.DATABASE_SCHEMA ?? `capacity_${stamp}`;
-const PREFIX = `capacity-${stamp}`;
+const PREFIX = process.env.REDIS_PREFIX ?? `capacity-${stamp}`;
 /** Bet types cycled through by each player: main bets first, then side bets. */
 const BET_TYPES = ['banker', 'player', 'tie', 'player_pair', 'banker_pair', 'either_pair'];
 /** Side bets are offered up to a round of the shoe (the live preset: 50 for the pair bets). */
@@ -123,6 +125,8 @@ for (const scenario of SCENARIOS) {
                     ? BET_TYPES[(p + b) % BET_TYPES.length]
                     : MAIN_BETS[(p + b) % MAIN_BETS.length],
                 amount: 1_000,
+                // Every bet names itself (README: the client makes the id).
+                betId: randomUUID(),
               })),
             }),
       ),

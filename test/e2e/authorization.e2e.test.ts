@@ -50,7 +50,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
 
   beforeAll(async () => {
     harness = await startHarness({
-      store: 'postgres',
+      store: 'memory',
       gateway: true,
       // Hundreds of bad tokens from one address, each to be answered 401: the failed-login
       // limit, which would answer 429 instead, has tests of its own (packages/runtime).

@@ -26,7 +26,7 @@ describe('a bet id reused to win back a lost stake moves no money', () => {
   let harness: Harness;
   beforeAll(async () => {
     // The gateway serves the audit in the distributed deployment.
-    harness = await startHarness({ store: 'postgres', gateway: true });
+    harness = await startHarness({ store: 'memory', gateway: true });
     await openTable(harness.api, 'reuse-scan', 'generic', { cardSource: 'scanner', burn: false });
     await openTable(harness.api, 'reuse-rng', 'generic');
     await openTable(harness.api, 'reuse-other', 'generic');

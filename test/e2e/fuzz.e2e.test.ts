@@ -104,7 +104,7 @@ describe('HTTP fuzz: every endpoint, every role, hostile input', () => {
 
   beforeAll(async () => {
     harness = await startHarness({
-      store: 'postgres',
+      store: 'memory',
       env: {
         // The fuzz sends thousands of requests from one address: the limiter is tested elsewhere.
         RATE_LIMIT_PER_MINUTE: '10000000',

@@ -48,7 +48,7 @@ describe.skipIf(DEPLOYMENT === 'distributed')(PLANTED, () => {
   }
 
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
     store = harness.store;
     const { api } = harness;
     await openTable(api, TABLE, 'generic');

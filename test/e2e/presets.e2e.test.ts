@@ -12,11 +12,15 @@ import {
   type RoundView,
 } from '../support/play.js';
 
-/** Each preset plays end to end, on the embedded store (PGlite), as `pnpm start` runs. */
-describe('every preset, on the embedded store', () => {
+/**
+ * Each preset plays end to end: on the in-memory store in one process (the rules, not the
+ * storage, are under test), on PostgreSQL and Redis in the distributed run. The embedded PGlite
+ * store `pnpm start` runs is started for real in start.e2e.test.ts.
+ */
+describe('every preset', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'pglite' });
+    harness = await startHarness({ store: 'memory' });
   });
   afterAll(async () => {
     await harness.close();

@@ -20,7 +20,7 @@ interface Problem {
 describe('shoes: a dealer starts one, a supervisor closes one, each in its turn', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    harness = await startHarness({ store: 'memory' });
     await openTable(harness.api, 'shoe-rng', 'generic');
     await openTable(harness.api, 'shoe-scan', 'generic', { cardSource: 'scanner' });
     await openTable(harness.api, 'shoe-single', 'single-deck');

@@ -1,4 +1,4 @@
-import { createEventStore, type EventStore } from '@croupier/eventstore';
+import { createEventStore, MemoryEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System, type GatewayConfig } from '@croupier/gateway';
 import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
@@ -13,8 +13,13 @@ import { ApiClient, httpTransport, injectTransport } from './api.js';
 import { Cluster, CLUSTER_SECRETS } from './cluster.js';
 
 export interface HarnessOptions {
-  /** Real PostgreSQL in an isolated schema (default), or the embedded PGlite. */
-  readonly store?: 'postgres' | 'pglite';
+  /**
+   * The store of the one-process deployment, named by every file: the in-memory store (passes the
+   * same contract suite; for files the distributed run takes again on PostgreSQL and Redis),
+   * real PostgreSQL in an isolated schema, or the embedded PGlite. The distributed deployment
+   * always runs on PostgreSQL and Redis, whatever this says.
+   */
+  readonly store: 'memory' | 'postgres' | 'pglite';
   /** Settings of the system: the one process's, or every process's in the distributed one. */
   readonly env?: Record<string, string>;
   readonly bus?: SettlementBus;
@@ -59,11 +64,13 @@ export const TEST_SECRETS = {
 export const DEPLOYMENT: 'single' | 'distributed' =
   process.env.E2E_DEPLOYMENT === 'distributed' ? 'distributed' : 'single';
 
-export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+export async function startHarness(options: HarnessOptions): Promise<Harness> {
   if (DEPLOYMENT === 'distributed') return startDistributedHarness(options);
   let postgres: IsolatedPostgres | null = null;
   let store: EventStore;
-  if ((options.store ?? 'postgres') === 'postgres') {
+  if (options.store === 'memory') {
+    store = new MemoryEventStore();
+  } else if (options.store === 'postgres') {
     postgres = await isolatedPostgres('e2e');
     store = await createEventStore({
       kind: 'postgres',
@@ -79,7 +86,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     });
   }
   const config = loadConfig({
-    EVENTSTORE: options.store ?? 'postgres',
+    // The store is the one above; the setting only names it (memory is no deployment option).
+    EVENTSTORE: options.store === 'memory' ? 'pglite' : options.store,
     DATABASE_URL: postgres?.connectionString ?? 'postgres://unused@127.0.0.1/unused',
     ...TEST_SECRETS,
     LOG_LEVEL: 'silent',

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CommandContext, Role, SettlementMessage } from '@croupier/contracts';
+import { MemoryEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System } from '@croupier/gateway';
 import { presetConfig } from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -46,6 +47,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 describe('croupier reconcile against a running Croupier', () => {
   let dataDir: string;
+  let store: EventStore;
   let system: System;
   let app: Awaited<ReturnType<typeof buildApp>>;
   let url: string;
@@ -61,7 +63,9 @@ describe('croupier reconcile against a running Croupier', () => {
       AUTO_TABLES: '',
       LOG_LEVEL: 'silent',
     });
-    system = await System.create({ config, logger: silentLogger, autoDeal: false });
+    // reconcile talks to the API, never to a store: the System's store can be the memory one.
+    store = new MemoryEventStore();
+    system = await System.create({ config, logger: silentLogger, store, autoDeal: false });
     await system.start();
     app = await buildApp(system);
     url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -109,6 +113,7 @@ describe('croupier reconcile against a running Croupier', () => {
   afterAll(async () => {
     await app.close();
     await system.stop();
+    await store.close();
     await rm(dataDir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { presetConfig } from '@croupier/contracts';
-import { createEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
+import { MemoryEventStore, type EventStore, type Subscription } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
 import { BullMqSettlementBus } from '@croupier/messaging';
 import { SubscriptionMetrics } from '@croupier/runtime';
@@ -30,14 +30,7 @@ describe('/metrics: the game, the outbox and the store, from the log', () => {
 
   beforeAll(async () => {
     registry = new Registry();
-    store = timedAppends(
-      await createEventStore({
-        kind: 'pglite',
-        dataDir: 'memory://',
-        subscriptions: { pollIntervalMs: 20 },
-      }),
-      registry,
-    );
+    store = timedAppends(new MemoryEventStore(), registry);
     casino = await startCasino(store);
     const { system } = casino;
     const metrics = new GatewayMetrics(
@@ -210,7 +203,7 @@ describe('/ready with the BullMQ bus', () => {
 
   beforeAll(async () => {
     redis = await startRedisServer({ persistent: false });
-    store = await createEventStore({ kind: 'pglite', dataDir: 'memory://' });
+    store = new MemoryEventStore();
     const config = loadConfig({
       EVENTSTORE: 'pglite',
       ...TEST_SECRETS,
@@ -273,7 +266,7 @@ describe('/ready with the BullMQ bus', () => {
   });
 
   it('answers 503 naming the store when the store does not answer', async () => {
-    const broken = await createEventStore({ kind: 'pglite', dataDir: 'memory://' });
+    const broken = new MemoryEventStore();
     await broken.close();
     const lonely = await System.create({
       config: system.config,

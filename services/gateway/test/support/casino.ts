@@ -7,7 +7,7 @@ import {
   type Role,
   type TableConfig,
 } from '@croupier/contracts';
-import { createEventStore, type EventStore } from '@croupier/eventstore';
+import { MemoryEventStore, type EventStore } from '@croupier/eventstore';
 import type { RoundState } from '@croupier/round';
 import { pino } from 'pino';
 import { loadConfig, System, type GatewayConfig } from '../../src/index.js';
@@ -34,20 +34,19 @@ export interface Casino {
   close(): Promise<void>;
 }
 
-/** A whole Croupier (the gateway's System) on the given store, or an in-memory PGlite. */
+/**
+ * A whole Croupier (the gateway's System) on the given store: a test about storage passes a
+ * PostgreSQL store of its own (the `*.int` files); any other test passes nothing and gets a fresh
+ * in-memory store, which passes the same contract suite and needs no database to boot.
+ */
 export async function startCasino(
   store?: EventStore,
   env: Record<string, string> = {},
 ): Promise<Casino> {
   const owned = store === undefined;
-  const eventStore =
-    store ??
-    (await createEventStore({
-      kind: 'pglite',
-      dataDir: 'memory://',
-      subscriptions: { pollIntervalMs: 20 },
-    }));
+  const eventStore = store ?? new MemoryEventStore();
   const config = loadConfig({
+    // The store is the one above; the setting only has to name one that needs no URL.
     EVENTSTORE: 'pglite',
     ...TEST_SECRETS,
     AUTO_TABLES: '',
