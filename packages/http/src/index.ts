@@ -4,3 +4,4 @@ export * from './app.js';
 export * from './internal.js';
 export * from './logging.js';
 export * from './metrics.js';
+export * from './outage.js';
