@@ -1,4 +1,9 @@
-import { createEventStore, type EventStore, type RecordedEvent } from '@croupier/eventstore';
+import {
+  createEventStore,
+  EventStoreClosedError,
+  type EventStore,
+  type RecordedEvent,
+} from '@croupier/eventstore';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProjectionHub, randomId, type Projection } from '../src/index.js';
 
@@ -56,6 +61,21 @@ describe('the projection hub on PGlite', () => {
     await hub.rebuild();
     expect(totals).toMatchObject({ total: 115, seen: 6 });
     expect(errors.length).toBeGreaterThan(0);
+    await hub.stop();
+  });
+
+  it('fails a sync whose read fails, at once, instead of waiting for the store to come back', async () => {
+    const away = await createEventStore({ kind: 'pglite', dataDir: 'memory://' });
+    const errors: unknown[] = [];
+    const hub = new ProjectionHub(away, { pollIntervalMs: 10_000, onError: (e) => errors.push(e) });
+    const totals = hub.register(new Totals());
+    await hub.start();
+    await away.close();
+    // A request reading the projections answers (503) rather than hang while the store is out.
+    await expect(hub.sync()).rejects.toBeInstanceOf(EventStoreClosedError);
+    await expect(hub.sync()).rejects.toBeInstanceOf(EventStoreClosedError);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(totals.seen).toBe(0);
     await hub.stop();
   });
 });
