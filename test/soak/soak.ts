@@ -26,7 +26,7 @@ import {
   type FuzzRequest,
   type Principal,
 } from '../support/fuzz-requests.js';
-import { deliver, deploymentEndpoints } from '../support/surface.js';
+import { deliver, deploymentEndpoints, type Endpoint } from '../support/surface.js';
 
 /**
  * The soak (issue 11): the chaos deployment (services as separate processes, PostgreSQL, Redis,
@@ -71,11 +71,11 @@ class SettledRounds {
 /** The fuzzer: hostile requests at every process of the deployment, one after another. */
 async function fuzzer(
   deployment: ChaosDeployment,
+  endpoints: readonly Endpoint[],
   running: () => boolean,
   responses: Responses,
 ): Promise<void> {
   const { cluster, remote } = deployment;
-  const endpoints = await deploymentEndpoints(cluster.processes, Object.keys(ACCESS_POLICY));
   const authority = new TokenAuthority(CLUSTER_SECRETS.JWT_SECRET);
   const tokens = new Map<Principal, string>();
   for (const role of ['dealer', 'supervisor', 'operator', 'regulator', 'system'] as Role[])
@@ -201,6 +201,8 @@ async function soak(): Promise<boolean> {
       if (deposit.status !== 201) throw new Error(`deposit for ${player}: ${deposit.status}`);
     }
 
+    // Asked before the chaos starts: every process must be up to say which routes it serves.
+    const endpoints = await deploymentEndpoints(cluster.processes, Object.keys(ACCESS_POLICY));
     const disruptions = new Disruptions();
     const responses = new Responses(disruptions);
     const fuzzResponses = new Responses(disruptions);
@@ -233,7 +235,7 @@ async function soak(): Promise<boolean> {
       counter,
       ...PLAYERS.map((player) => playerLoop(deployment, player, TABLES, running, responses, bets)),
       betIdReuseAttacker(deployment, ATTACKER, TABLES, running, responses, attack),
-      fuzzer(deployment, running, fuzzResponses),
+      fuzzer(deployment, endpoints, running, fuzzResponses),
       killAndSupervise(cluster, running, disruptions, [4_000, 8_000]),
       outageLoop(),
     ]);

@@ -115,7 +115,8 @@ describe('outageOf: failures of the real drivers are outages', () => {
       dependency: 'event store',
       reason: 'closed',
     });
-  });
+    // PGlite compiles its WebAssembly first: slow on a loaded machine.
+  }, 180_000);
 
   it('ioredis: a closed connection, and MaxRetriesPerRequestError', async () => {
     const port = await closedPort();
