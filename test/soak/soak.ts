@@ -96,15 +96,17 @@ async function fuzzer(
   const requests = fuzzRequests({ endpoints, ids, distributed: true });
   for (let batch = 0; running(); batch++) {
     const table = await remote
-      .call<{ currentRound: { roundId: string; shoeId: string } | null }>(
+      .call<{ currentRound: { roundId: string } | null }>(
         deployment.url('round'),
         'GET',
         `/v1/tables/${FUZZ_TABLE}`,
         OPERATOR,
       )
       .catch(() => null);
-    if (table?.status === 200 && table.body.currentRound !== null)
-      current = table.body.currentRound;
+    const roundId = table?.status === 200 ? table.body.currentRound?.roundId : undefined;
+    // A round id is `<table>.<shoe number>.<round number>`; its shoe's, `<table>.<shoe number>`.
+    if (typeof roundId === 'string')
+      current = { roundId, shoeId: roundId.split('.').slice(0, 2).join('.') };
     for (const request of fc.sample(requests, { numRuns: 50, seed: FUZZ_SEED + batch })) {
       if (!running()) return;
       await send(request);
