@@ -211,6 +211,7 @@ async function soak(): Promise<boolean> {
     const bets: BetFigures = { betsAccepted: 0, betsRefused: 0, refusals: {} };
     const attack: AttackFigures = { bets: 0, attempts: 0, successes: 0 };
     const outages = noOutagesYet();
+    const failedRestarts = { count: 0 };
     const settled = new SettledRounds(deployment.store);
     let done = false;
     let timedOut = false;
@@ -238,7 +239,7 @@ async function soak(): Promise<boolean> {
       ...PLAYERS.map((player) => playerLoop(deployment, player, TABLES, running, responses, bets)),
       betIdReuseAttacker(deployment, ATTACKER, TABLES, running, responses, attack),
       fuzzer(deployment, endpoints, running, fuzzResponses),
-      killAndSupervise(cluster, running, disruptions, [4_000, 8_000]),
+      killAndSupervise(cluster, running, disruptions, [4_000, 8_000], failedRestarts),
       outageLoop(),
     ]);
 
@@ -288,6 +289,7 @@ async function soak(): Promise<boolean> {
         kills: cluster.processes.reduce((sum, p) => sum + p.kills, 0),
         crashes: cluster.processes.reduce((sum, p) => sum + p.crashes, 0),
         failedStarts: cluster.processes.reduce((sum, p) => sum + p.failedStarts, 0),
+        failedRestarts: failedRestarts.count,
         ...outages,
       },
       busMessages: busSummary(verdict.bus),

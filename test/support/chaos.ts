@@ -225,14 +225,16 @@ export async function playerLoop(
 
 /**
  * kill -9 of a random service every few seconds, restarted after a moment; and a supervisor
- * that restarts any process found down that nobody holds (it crashed by itself), as an
- * orchestrator would. Both run while `running()`.
+ * that restarts any process found down that nobody holds (it crashed by itself, or its restart
+ * was not ready in time: counted in `failedRestarts`), as an orchestrator would. Both run while
+ * `running()`.
  */
 export function killAndSupervise(
   cluster: Cluster,
   running: () => boolean,
   disruptions: Disruptions,
   pauseMs: readonly [number, number] = [2_500, 5_000],
+  failedRestarts: { count: number } = { count: 0 },
 ): Promise<void> {
   const held = new Set<ServiceProcess>();
   const restart = async (service: ServiceProcess) => {
@@ -255,6 +257,9 @@ export function killAndSupervise(
         await victim.kill();
         await sleep(between(200, 1_500));
         await restart(victim);
+      } catch {
+        // Not ready in time (a loaded machine, the store away): the supervisor tries again.
+        failedRestarts.count++;
       } finally {
         over();
       }
@@ -267,8 +272,11 @@ export function killAndSupervise(
         if (!service.running && !held.has(service)) {
           const over = disruptions.begin();
           // Caught at once (and thrown below): a failure must not go unhandled meanwhile.
-          const started = restart(service).finally(over);
-          started.catch(() => undefined);
+          const started = restart(service)
+            .catch(() => {
+              failedRestarts.count++;
+            })
+            .finally(over);
           restarting.push(started);
         }
       }
