@@ -8,16 +8,14 @@
  * needs no server extension; where `pg_stat_statements` is loaded the benchmarks read that too.
  */
 import { renameSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import process from 'node:process';
-import { URL } from 'node:url';
+import pg from 'pg';
 
+// The same `pg` the event store loads: pnpm links one copy per version, so patching this
+// module's Client patches every pool's.
 const directory = process.env.PG_STATEMENT_COUNTS_DIR;
 if (directory) {
-  // The same `pg` module instance the event store loads (pnpm links one copy per version).
-  const require = createRequire(new URL('../../packages/eventstore/package.json', import.meta.url));
-  const pg = require('pg');
   const counts = new Map();
   const original = pg.Client.prototype.query;
   pg.Client.prototype.query = function countedQuery(config, ...rest) {

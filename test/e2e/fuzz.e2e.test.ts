@@ -1,9 +1,18 @@
-import { isErrorCode, presetConfig, type Role } from '@croupier/contracts';
+import { isErrorCode, type Role } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACCESS_POLICY } from '../support/access-policy.js';
+import {
+  BET_ID,
+  BODY_LIMIT,
+  describeRequest,
+  fuzzRequests,
+  roleFor,
+  type FuzzRequest,
+  type Principal,
+} from '../support/fuzz-requests.js';
 import { startHarness, type Harness } from '../support/harness.js';
 import { fund, openRound, openTable, placeBets, type RoundView } from '../support/play.js';
 import {
@@ -16,7 +25,6 @@ import {
   isStateEvent,
   paramsOf,
   type Endpoint,
-  type Method,
   type Server,
 } from '../support/surface.js';
 
@@ -40,22 +48,6 @@ import {
 const RUNS = Number(process.env.FUZZ_RUNS ?? 600);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
 const REQUEST_TIMEOUT_MS = 10_000;
-const BODY_LIMIT = 64 * 1024;
-const BET_ID = '3f1c8a52-6d0e-4f7a-9b1e-2c4d5e6f7a80';
-const OTHER_BET_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
-
-type Principal = Role | 'none' | 'garbage' | 'trespasser';
-
-interface FuzzRequest {
-  readonly endpoint: Endpoint;
-  readonly method: Method;
-  readonly url: string;
-  readonly principal: Principal;
-  readonly payload?: string;
-  readonly contentType?: string;
-  readonly headers: Record<string, string>;
-}
-
 interface Outcome {
   readonly request: FuzzRequest;
   readonly correlationId: string;
@@ -81,15 +73,6 @@ function refusalMayRecord(outcome: Outcome, event: RecordedEvent): boolean {
 
 /** Services that append by themselves, in reaction to events already in the store. */
 const REACTORS = new Set(['settlement', 'wallet-consumer', 'commission-collector']);
-
-/** A short description of a request, for failure messages. */
-function describeRequest(request: FuzzRequest): string {
-  const payload =
-    request.payload === undefined
-      ? ''
-      : ` ${request.contentType ?? '(no content-type)'} ${request.payload.length > 200 ? `${request.payload.slice(0, 200)}... (${request.payload.length} chars)` : request.payload}`;
-  return `${request.principal}: ${request.method} ${request.url.slice(0, 300)}${payload}`;
-}
 
 describe('HTTP fuzz: every endpoint, every role, hostile input', () => {
   let harness: Harness;
@@ -147,67 +130,6 @@ describe('HTTP fuzz: every endpoint, every role, hostile input', () => {
     );
   });
 
-  // ---- what a request can be made of --------------------------------------------------------
-
-  const hostileStrings = fc.constantFrom(
-    '',
-    ' ',
-    '-1',
-    '0',
-    '1.5',
-    'NaN',
-    'Infinity',
-    '-Infinity',
-    '1e309',
-    '99999999999999999999999999999',
-    '0x10',
-    'null',
-    'true',
-    '[]',
-    '{}',
-    '__proto__',
-    'constructor',
-    'prototype',
-    '..',
-    '../../etc/passwd',
-    '%2e%2e%2f',
-    '%00',
-    '\u0000',
-    '😀🂡',
-    'ＡＢＣ',
-    'e\u0301',
-    '\u202e',
-    "'; DROP TABLE events; --",
-    '<script>alert(1)</script>',
-    '${7*7}',
-    'a'.repeat(300),
-    'fuzz.1.999999',
-    'FUZZ',
-  );
-  const hostileNumbers = fc.oneof(
-    fc.constantFrom(
-      -1,
-      0,
-      -0,
-      0.5,
-      1.5,
-      1e21,
-      Number.MAX_SAFE_INTEGER,
-      Number.MAX_SAFE_INTEGER + 2,
-      -Number.MAX_SAFE_INTEGER,
-      Number.MAX_VALUE,
-      Number.MIN_VALUE,
-    ),
-    fc.integer(),
-    fc.double({ noNaN: true, noDefaultInfinity: true }),
-  );
-  const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
-    hostileStrings,
-    hostileNumbers,
-    fc.constantFrom(null, true, false, [], {}, [1, 2], { nested: { deeper: [null] } }),
-    fc.string({ unit: 'grapheme', maxLength: 40 }),
-  );
-
   const validIds = () => ({
     tableId: ['fuzz', 'fuzz-scan', 'nope', 'fuzz-new'],
     roundId: [round.roundId, 'fuzz.1.1', 'fuzz.1.2', 'fuzz.9.9', 'fuzz-scan.1.1'],
@@ -221,331 +143,8 @@ describe('HTTP fuzz: every endpoint, every role, hostile input', () => {
   const idsFor = (name: string): string[] =>
     (validIds() as Record<string, string[] | undefined>)[name] ?? ['x'];
 
-  const paramValue = (name: string) =>
-    fc.oneof(
-      {
-        weight: 3,
-        arbitrary: fc.constantFrom(...idsFor(name)),
-      },
-      { weight: 1, arbitrary: hostileStrings.map((text) => encodeURIComponent(text) || '%20') },
-      {
-        weight: 1,
-        arbitrary: fc
-          .string({ unit: 'grapheme', minLength: 1, maxLength: 20 })
-          .map(encodeURIComponent),
-      },
-    );
-
-  /** A value for a field: usually a plausible one, sometimes anything. */
-  const field = (...plausible: unknown[]) =>
-    fc.oneof(
-      { weight: 3, arbitrary: fc.constantFrom(...plausible) },
-      { weight: 1, arbitrary: hostileValue },
-    );
-
-  const card = field('AS', '10H', 'KD', '9C', 'ZZ', 'A', '11S', 'as');
-  const betType = field(
-    'player',
-    'banker',
-    'tie',
-    'player_pair',
-    'banker_pair',
-    'lucky_six',
-    'dragon',
-  );
-  const amount = field(100, 500, 1_000, 50_000, 600_000, 0, -100, 1.5);
-  const reason = field('fuzz', 'camera offline', 'operator', 'completed', 'voided', 'cleared');
-
-  /** Near-valid bodies per route: the right shape, with fields replaced by hostile values. */
-  const templates: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
-    'POST /v1/tables': fc.record(
-      {
-        tableId: field('fuzz-t1', 'fuzz-t2', 'fuzz', 'UPPER', ''),
-        preset: field('live', 'touch', 'single-deck', 'nope'),
-        config: fc.oneof(
-          fc.constant({ minBet: -5 }),
-          fc.constant({ cardSource: 'scanner' }),
-          fc.dictionary(fc.string({ maxLength: 10 }), hostileValue, { maxKeys: 4 }),
-        ),
-        dealing: fc.oneof(
-          fc.constant({ mode: 'auto', bettingWindowMs: -1 }),
-          fc.constant({ mode: 'manual', bettingWindowMs: 1e12 }),
-          hostileValue,
-        ),
-      },
-      { requiredKeys: [] },
-    ),
-    'POST /v1/rounds/:roundId/bets': fc.record({
-      bets: fc.oneof(
-        fc.array(
-          fc.record(
-            {
-              type: betType,
-              amount,
-              bankerMode: field('commission', 'no_commission', 'free'),
-              seat: field(1, 7, 0, 10, null),
-              betId: field(BET_ID, OTHER_BET_ID, 'not-a-uuid'),
-            },
-            { requiredKeys: ['type', 'amount'] },
-          ),
-          { maxLength: 20 },
-        ),
-        hostileValue,
-      ),
-    }),
-    'POST /v1/rounds/:roundId/rebet': fc.record(
-      { multiplier: field(1, 2, 3, 0) },
-      { requiredKeys: [] },
-    ),
-    'POST /v1/wallets/:playerId/deposits': fc.record(
-      {
-        amount,
-        currency: field('EUR', 'USD', 'eur', 'EURO'),
-        reference: field('fuzz-ref', '', 'x'.repeat(200)),
-      },
-      { requiredKeys: [] },
-    ),
-    'POST /v1/wallets/:playerId/withdrawals': fc.record(
-      { amount, reference: field('fuzz-ref', '') },
-      { requiredKeys: [] },
-    ),
-    'POST /v1/tables/:tableId/close': fc.record({ reason }),
-    'POST /v1/tables/:tableId/dealer': fc.record({ dealerId: field('dan', '', 'x'.repeat(100)) }),
-    'POST /v1/rounds/:roundId/cards': fc.record({ card }),
-    'POST /v1/rounds/:roundId/cards/:shoePosition/correction': fc.record({ card, reason }),
-    'POST /v1/rounds/:roundId/pause': fc.record({ reason }),
-    'POST /v1/rounds/:roundId/void': fc.record({ reason }),
-    'POST /v1/shoes/:shoeId/burn': fc.record({ card }),
-    'POST /internal/v1/tables/:tableId/shoes': fc.record({
-      number: field(1, 2, 0, -1),
-      config: fc.oneof(fc.constant(presetConfig('live')), hostileValue),
-    }),
-    'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': fc.record({
-      roundNumber: field(1, 2, 0),
-    }),
-    'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': fc.record({
-      roundNumber: field(1, 2),
-      index: field(0, 5, 6, -1),
-      card,
-      hand: field('player', 'banker', 'dealer'),
-    }),
-    'POST /internal/v1/shoes/:shoeId/rounds/:roundId/correction': fc.record({
-      position: field(0, 3, -1),
-      card,
-      reason,
-    }),
-    'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cut-card': fc.record({
-      roundNumber: field(1, 0),
-    }),
-    'POST /internal/v1/shoes/:shoeId/burn': fc.record({ shownCard: card }),
-    'POST /internal/v1/shoes/:shoeId/close': fc.record({ reason }),
-    'POST /internal/v1/wallets/:playerId/stakes': fc.record({
-      roundId: field('fuzz.1.1', 'fuzz.1.2'),
-      currency: field('EUR', 'USD'),
-      stakes: fc.oneof(
-        fc.array(fc.record({ betId: field(BET_ID, OTHER_BET_ID), amount }), { maxLength: 25 }),
-        hostileValue,
-      ),
-    }),
-    'POST /internal/v1/wallets/:playerId/stakes/:betId/refund': fc.record({ reason }),
-  };
-
-  /** Adds keys no schema expects, prototype-pollution ones among them (as JSON text). */
-  const withExtraKeys = (body: fc.Arbitrary<Record<string, unknown>>) =>
-    fc
-      .tuple(
-        body,
-        fc.constantFrom('__proto__', 'constructor', 'prototype', 'extra', 'playerId', 'role'),
-        hostileValue,
-      )
-      .map(([object, key, value]) => {
-        const text = JSON.stringify(object);
-        const extra = `${JSON.stringify(key)}:${JSON.stringify(key === 'constructor' ? { prototype: { polluted: true } } : (value ?? null))}`;
-        return text === '{}' ? `{${extra}}` : `${text.slice(0, -1)},${extra}}`;
-      });
-
-  const deepNesting = fc
-    .integer({ min: 100, max: 20_000 })
-    .chain((depth) =>
-      fc.constantFrom(
-        `${'['.repeat(depth)}${']'.repeat(depth)}`,
-        `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`,
-      ),
-    );
-  const invalidJson = fc.constantFrom(
-    '{',
-    '{"a":}',
-    "{'a':1}",
-    '{"a":1,}',
-    'NaN',
-    '{"amount": NaN}',
-    '{"amount": Infinity}',
-    '[1,2',
-    '\u0000',
-    '\uFEFF{}',
-    '{"a":"\\ud800"}',
-    'null',
-    '"just a string"',
-    '12',
-    'true',
-  );
-  const oversized = fc
-    .integer({ min: BODY_LIMIT + 1, max: 3 * BODY_LIMIT })
-    .map((size) => JSON.stringify({ reason: 'x'.repeat(size), bets: [] }));
-
-  const payloadFor = (
-    endpoint: Endpoint,
-  ): fc.Arbitrary<{ payload?: string; contentType?: string }> => {
-    const template = templates[`${endpoint.method} ${endpoint.url}`];
-    const json = (text: fc.Arbitrary<string>) =>
-      text.map((payload) => ({ payload, contentType: 'application/json' }));
-    const options: fc.WeightedArbitrary<{ payload?: string; contentType?: string }>[] = [
-      { weight: 2, arbitrary: fc.constant({}) },
-      { weight: 2, arbitrary: json(fc.json({ depthSize: 'small' })) },
-      { weight: 1, arbitrary: json(fc.jsonValue().map((value) => JSON.stringify(value))) },
-      { weight: 1, arbitrary: json(invalidJson) },
-      { weight: 1, arbitrary: json(deepNesting) },
-      { weight: 1, arbitrary: json(oversized) },
-      {
-        weight: 1,
-        arbitrary: fc.record({
-          payload: fc.constantFrom('a=1&b=2', '<x/>', 'plain text', '--b\r\n\r\n--b--', '{"a":1}'),
-          contentType: fc.constantFrom(
-            'text/plain',
-            'application/xml',
-            'application/x-www-form-urlencoded',
-            'multipart/form-data; boundary=b',
-            'application/json; charset=utf-16',
-            'application/vnd.evil+json',
-            'application/json, text/plain',
-            '',
-            '*/*',
-          ),
-        }),
-      },
-    ];
-    if (template !== undefined) {
-      options.push(
-        { weight: 6, arbitrary: json(template.map((body) => JSON.stringify(body))) },
-        { weight: 2, arbitrary: json(withExtraKeys(template)) },
-      );
-    }
-    return fc.oneof(...options);
-  };
-
-  const queryFor = fc.dictionary(
-    fc.constantFrom('limit', 'from', 'to', 'tableId', 'after', '__proto__', 'constructor', 'x'),
-    fc.oneof(
-      hostileStrings,
-      fc.constantFrom('10', '0', '1', '2026-01-01T00:00:00Z', '5000', '100000'),
-    ),
-    { maxKeys: 3 },
-  );
-
-  const principal = fc.constantFrom<Principal>(
-    'player',
-    'trespasser',
-    'dealer',
-    'supervisor',
-    'operator',
-    'regulator',
-    'system',
-    'none',
-    'garbage',
-  );
-
-  /** A role the route is meant for, so that requests also get past authorization. */
-  const roleFor = (endpoint: Endpoint): Principal => {
-    if (endpoint.url.startsWith('/internal/')) return 'system';
-    if (/\/(bets|rebet)$|\/v1\/wallets\/:playerId$|history$/.test(endpoint.url)) return 'player';
-    if (
-      /deposits|withdrawals|admin|\/v1\/tables$|\/:tableId\/close$|settlements|metrics/.test(
-        endpoint.url,
-      )
-    )
-      return 'operator';
-    if (/audit/.test(endpoint.url)) return 'regulator';
-    if (/\/(close-betting|deal|confirm|cut-card|cards|pause|rounds|burn)$/.test(endpoint.url))
-      return 'dealer';
-    return 'supervisor';
-  };
-
-  /** The game's commands: weighted up, so rounds move on and requests come out of order. */
-  const isGameCommand = (endpoint: Endpoint) =>
-    !endpoint.url.startsWith('/internal/') &&
-    endpoint.method !== 'GET' &&
-    /\/(bets|rebet|close-betting|deal|confirm|cards|pause|resume|void|rounds|burn|deposits|withdrawals|dealer)$/.test(
-      endpoint.url,
-    );
-
-  /** Any route, each template as likely as another, whichever processes serve it. */
-  const anyRoute = (): fc.Arbitrary<Endpoint> => {
-    if (harness.cluster === null) return fc.constantFrom(...endpoints);
-    const servers = new Map<string, Endpoint[]>();
-    for (const endpoint of endpoints) {
-      const key = `${endpoint.method} ${endpoint.url}`;
-      servers.set(key, [...(servers.get(key) ?? []), endpoint]);
-    }
-    return fc.constantFrom(...servers.values()).chain((same) => fc.constantFrom(...same));
-  };
-
-  const requestArb = (): fc.Arbitrary<FuzzRequest> =>
-    fc
-      .oneof(
-        { weight: 1, arbitrary: anyRoute() },
-        { weight: 1, arbitrary: fc.constantFrom(...endpoints.filter(isGameCommand)) },
-      )
-      .chain((endpoint) =>
-        fc.record({
-          endpoint: fc.constant(endpoint),
-          method: fc.oneof(
-            { weight: 5, arbitrary: fc.constant(endpoint.method) },
-            {
-              weight: 1,
-              arbitrary: fc.constantFrom<Method>(
-                'GET',
-                'POST',
-                'PUT',
-                'PATCH',
-                'DELETE',
-                'OPTIONS',
-              ),
-            },
-          ),
-          params: fc.tuple(
-            ...paramsOf(endpoint.url).map((name) =>
-              paramValue(name).map((v) => [name, v] as const),
-            ),
-          ),
-          query: queryFor,
-          principal: fc.oneof(
-            { weight: 2, arbitrary: fc.constant(roleFor(endpoint)) },
-            { weight: 3, arbitrary: principal },
-          ),
-          body: payloadFor(endpoint),
-          actor: fc.option(
-            fc.constantFrom('{"id":"x","role":"operator"}', 'not json', '{"__proto__":{}}', '{}'),
-            {
-              nil: undefined,
-            },
-          ),
-        }),
-      )
-      .map(({ endpoint, method, params, query, principal, body, actor }) => {
-        const path = fillPath(endpoint.url, Object.fromEntries(params));
-        const search = new URLSearchParams(query).toString();
-        const headers: Record<string, string> = {};
-        if (actor !== undefined) headers['x-croupier-actor'] = actor;
-        const request: FuzzRequest = {
-          endpoint,
-          method,
-          url: search === '' ? path : `${path}?${search}`,
-          principal,
-          headers,
-          ...(method === 'GET' || method === 'OPTIONS' ? {} : body),
-        };
-        return request;
-      });
+  const requestArb = () =>
+    fuzzRequests({ endpoints, ids: validIds, distributed: harness.cluster !== null });
 
   // ---- sending and judging --------------------------------------------------------------
 

@@ -28,7 +28,7 @@ export class Remote {
     path: string,
     as: { role: Role; sub: string },
     body?: unknown,
-  ): Promise<{ status: number; body: T }> {
+  ): Promise<{ status: number; body: T; headers: Headers }> {
     const response = await fetch(`${base}${path}`, {
       method,
       headers: {
@@ -40,6 +40,10 @@ export class Remote {
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
-    return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+    return {
+      status: response.status,
+      body: (text ? JSON.parse(text) : null) as T,
+      headers: response.headers,
+    };
   }
 }

@@ -75,12 +75,23 @@ export class ProjectionHub {
     return this.cursor ?? null;
   }
 
-  /** Starts feeding; resolves once the projections have caught up with the log. */
+  /**
+   * Starts feeding; resolves once the projections have caught up with the log (a store that is
+   * away at start-up is waited for: a process starts once it can serve).
+   */
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
-    await this.sync();
+    for (;;) {
+      try {
+        await this.sync();
+        return;
+      } catch (error) {
+        if (this.stopping()) throw error;
+        await new Promise((resolve) => setTimeout(resolve, this.pollIntervalMs));
+      }
+    }
   }
 
   async stop(): Promise<void> {
@@ -96,7 +107,11 @@ export class ProjectionHub {
     this.wakeUp?.();
   }
 
-  /** Resolves when everything committed before this call is applied. */
+  /**
+   * Resolves when everything committed before this call is applied; rejects with the store's
+   * error when the pass that would have applied it fails, so a request that reads the
+   * projections answers at once (503 during an outage) instead of waiting for the store.
+   */
   sync(): Promise<void> {
     // The pass in progress may have read before the caller's event committed: wait for the next.
     const pass = this.passesStarted + 1;
@@ -122,6 +137,7 @@ export class ProjectionHub {
   private async run(): Promise<void> {
     while (this.running) {
       const pass = ++this.passesStarted;
+      let failed = false;
       try {
         for (;;) {
           const events = await this.store.readAll({
@@ -150,11 +166,22 @@ export class ProjectionHub {
           }
         }
       } catch (error) {
+        failed = true;
         this.options.onError?.(error);
+        for (let i = this.passWaiters.length - 1; i >= 0; i--) {
+          const waiter = this.passWaiters[i]!;
+          if (waiter.pass <= pass) {
+            this.passWaiters.splice(i, 1);
+            waiter.reject(error);
+          }
+        }
       }
       if (this.stopping()) break;
+      // After a failure the next pass waits a poll interval, whoever waits: no busy loop
+      // against a store that is away.
+      const pause = !failed && this.passWaiters.length > 0 ? 0 : this.pollIntervalMs;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.passWaiters.length > 0 ? 0 : this.pollIntervalMs);
+        const timer = setTimeout(resolve, pause);
         this.wakeUp = () => {
           clearTimeout(timer);
           resolve();

@@ -1,4 +1,9 @@
-import { MemoryEventStore, type EventStore, type RecordedEvent } from '@croupier/eventstore';
+import {
+  EventStoreClosedError,
+  MemoryEventStore,
+  type EventStore,
+  type RecordedEvent,
+} from '@croupier/eventstore';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ProjectionHub, randomId, type Projection } from '../src/index.js';
 
@@ -78,5 +83,16 @@ describe('the projection hub', () => {
     await hub.sync();
     expect(totals.total).toBe(115);
     expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it('fails a sync whose read fails, at once, instead of waiting for the store to come back', async () => {
+    const totals = hub.register(new Totals());
+    await hub.start();
+    await store.close();
+    // A request reading the projections answers (503) rather than hang while the store is out.
+    await expect(hub.sync()).rejects.toBeInstanceOf(EventStoreClosedError);
+    await expect(hub.sync()).rejects.toBeInstanceOf(EventStoreClosedError);
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(totals.seen).toBe(5);
   });
 });

@@ -235,7 +235,7 @@ const descriptions = {
   },
   UNAVAILABLE: {
     meaning:
-      'The service is shutting down (a request that arrived after SIGTERM, answered with Retry-After and Connection: close), or a service it needs could not be reached. Retry: bet ids and references make a retry count once.',
+      'A dependency is out: the event store (PostgreSQL, PGlite, EventStoreDB) or Redis could not be reached, another service it needs did not answer, or the service is shutting down (a request that arrived after SIGTERM, answered with Connection: close). Always sent with `Retry-After`. Retry: bet ids and references make a retry count once.',
     example: 'this service is shutting down: retry',
   },
 };

@@ -18,6 +18,10 @@ export type EventStoreConfig =
       readonly maxConnections?: number;
       /** Shown in pg_stat_activity (subscriptions add `:subscription`). */
       readonly applicationName?: string;
+      /** Deadline of opening a connection, ms. Default 5 s. */
+      readonly connectTimeoutMs?: number;
+      /** Deadline of a statement's answer, ms. Default 30 s. */
+      readonly queryTimeoutMs?: number;
       readonly subscriptions?: Partial<SqlSubscriptionTuning>;
     }
   | {
@@ -51,6 +55,10 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
         ...(config.applicationName === undefined
           ? {}
           : { applicationName: config.applicationName }),
+        ...(config.connectTimeoutMs === undefined
+          ? {}
+          : { connectTimeoutMs: config.connectTimeoutMs }),
+        ...(config.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: config.queryTimeoutMs }),
       });
       return SqlEventStore.open(driver, {
         schema,

@@ -392,7 +392,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const problem = problemOf(error, request);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    // An outage is logged as what it is, once per request, not as a bug.
+    if (problem.code === 'UNAVAILABLE')
+      request.log.warn(
+        { err: error, detail: problem.detail },
+        'request failed: dependency unavailable',
+      );
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     else if (request.refusal === null)
       request.log.info({ code: problem.code, detail: problem.detail }, 'request refused');
     metrics.problems.inc({ method: request.method, route: routeOf(request), code: problem.code });

@@ -5,3 +5,4 @@ export * from './internal.js';
 export * from './logging.js';
 export * from './metrics.js';
 export * from './failed-logins.js';
+export * from './outage.js';

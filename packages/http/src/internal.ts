@@ -54,7 +54,8 @@ export class ServiceUnavailableError extends Error {
   readonly code = 'UNAVAILABLE' as const;
   constructor(
     readonly service: string,
-    reason: string,
+    /** How it failed: an errno, an undici code, `503`. */
+    readonly reason: string,
   ) {
     super(`${service} is unavailable (${reason}): retry the request`);
     this.name = 'ServiceUnavailableError';

@@ -83,7 +83,7 @@ function problemCodesOf(route: RouteOptions, settings: DocumentationSettings): E
     });
   for (const code of handlerCodes) codes.add(code);
   codes.add('INTERNAL_ERROR');
-  codes.add('UNAVAILABLE'); // any request that arrives while the service shuts down
+  codes.add('UNAVAILABLE'); // a store, Redis or service outage, or a request during shutdown
   return CODES.filter((code) => codes.has(code));
 }
 
@@ -143,7 +143,7 @@ function problemResponse(status: number, codes: readonly ErrorCode[], roles: rea
   const allowed = status === 403 ? ` Allowed roles: ${roles.join(', ')}.` : '';
   return {
     description: `${STATUS_SUMMARIES[status] ?? 'Error'}.${allowed}\n\n${lines.join('\n')}`,
-    ...(status === 429
+    ...(status === 429 || status === 503
       ? {
           headers: {
             'retry-after': { type: 'integer', description: 'Seconds until a request is allowed' },

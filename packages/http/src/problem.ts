@@ -10,6 +10,7 @@ import { UnstorableTextError } from '@croupier/eventstore';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { withoutQueryCredentials } from './logging.js';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from './outage.js';
 
 /** An RFC 9457 problem document, with Croupier's stable `code`. */
 export interface Problem {
@@ -190,6 +191,10 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     );
     return { ...problem, status: fastifyError.statusCode };
   }
+  // A store, Redis or service that could not be reached is not a bug: 503, and retry.
+  const outage = outageOf(error);
+  if (outage !== null)
+    return base('UNAVAILABLE', `the ${outage.dependency} is unavailable (${outage.reason}): retry`);
   const code = (error as { code?: unknown }).code;
   if (isErrorCode(code)) return base(code, (error as Error).message);
   return base(
@@ -206,6 +211,9 @@ function unsupportedMediaTypeDetail(request: FastifyRequest): string {
   return `the body must be application/json; got ${sent}`;
 }
 
+/** Answers a problem; a 503 always says when to retry (Retry-After), whatever made it. */
 export function sendProblem(reply: FastifyReply, problem: Problem): FastifyReply {
+  if (problem.status === 503 && !reply.hasHeader('retry-after'))
+    void reply.header('retry-after', String(OUTAGE_RETRY_AFTER_SECONDS));
   return reply.status(problem.status).type('application/problem+json').send(problem);
 }

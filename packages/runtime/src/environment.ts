@@ -39,6 +39,10 @@ export const baseEnvironmentShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,40}$/)
     .default('croupier'),
+  /** How long opening a PostgreSQL connection may take before a request fails with 503, ms. */
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(5_000),
+  /** How long a PostgreSQL statement may wait for its answer before it fails, ms. */
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

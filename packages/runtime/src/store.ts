@@ -8,6 +8,8 @@ export interface StoreSettings {
   readonly DATABASE_SCHEMA: string;
   readonly EVENTSTORE_URL?: string | undefined;
   readonly DATABASE_APPLICATION_NAME?: string | undefined;
+  readonly DATABASE_CONNECT_TIMEOUT_MS?: number | undefined;
+  readonly DATABASE_QUERY_TIMEOUT_MS?: number | undefined;
 }
 
 /**
@@ -35,6 +37,12 @@ export function openStore(settings: StoreSettings, processName: string): Promise
         connectionString: settings.DATABASE_URL!,
         schema: settings.DATABASE_SCHEMA,
         applicationName: connectionApplicationName(settings, processName),
+        ...(settings.DATABASE_CONNECT_TIMEOUT_MS === undefined
+          ? {}
+          : { connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS }),
+        ...(settings.DATABASE_QUERY_TIMEOUT_MS === undefined
+          ? {}
+          : { queryTimeoutMs: settings.DATABASE_QUERY_TIMEOUT_MS }),
       });
     case 'esdb':
       return createEventStore({ kind: 'esdb', connectionString: settings.EVENTSTORE_URL! });

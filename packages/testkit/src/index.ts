@@ -39,3 +39,4 @@ export {
 } from './decider-specification.js';
 export { declares, sample } from './prometheus.js';
 export { settlementMessage } from './settlement-message.js';
+export { startTcpRelay, throughRelay, type TcpRelay } from './tcp-relay.js';

@@ -2,8 +2,11 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  findPostgres,
   isolatedDatabase,
   startRedisServer,
+  startTcpRelay,
+  throughRelay,
   type IsolatedDatabase,
   type RedisProcess,
 } from '../src/index.js';
@@ -70,6 +73,30 @@ describe('a redis-server of the test own', () => {
       expect(await clients[0]!.get('kept')).toBe('yes');
     } finally {
       for (const client of clients) client.disconnect();
+    }
+  });
+});
+
+describe('a TCP relay a test can cut', () => {
+  it('carries PostgreSQL, breaks its connections and refuses new ones while cut, then carries again', async () => {
+    const server = await findPostgres();
+    const target = new URL(server.connectionString);
+    const relay = await startTcpRelay({ host: target.hostname, port: Number(target.port || 5432) });
+    const url = throughRelay(server.connectionString, relay);
+    try {
+      const client = await connect(url, 'relay-test');
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      expect(relay.open).toBe(1);
+      expect(relay.cut()).toBe(1);
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      await expect(connect(url, 'relay-late')).rejects.toThrow();
+      relay.restore();
+      const back = await connect(url, 'relay-back');
+      expect((await back.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+      await back.end();
+      await client.end().catch(() => undefined);
+    } finally {
+      await relay.close();
     }
   });
 });

@@ -8,6 +8,27 @@ export interface PostgresDriverOptions {
   /** Pool size for appends and reads (subscriptions use their own connection each). */
   readonly maxConnections?: number;
   readonly applicationName?: string;
+  /**
+   * How long opening a connection may take before it fails (pool and subscriptions), ms.
+   * Default 5 s: while PostgreSQL is away a request fails fast (503) instead of waiting.
+   */
+  readonly connectTimeoutMs?: number;
+  /**
+   * How long a statement may wait for its answer before it fails and its connection is
+   * discarded, ms. Default 30 s: a connection whose peer vanished without a reset (a
+   * partition) does not hold a request, or a subscription, for ever.
+   */
+  readonly queryTimeoutMs?: number;
+}
+
+/** Connection settings every connection of the driver shares. */
+function connectionSettings(options: PostgresDriverOptions) {
+  return {
+    connectionString: options.connectionString,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    query_timeout: options.queryTimeoutMs ?? 30_000,
+    keepAlive: true,
+  };
 }
 
 type Queryable = Pick<pg.ClientBase, 'query'>;
@@ -66,7 +87,7 @@ export class PostgresDriver implements SqlDriver {
   constructor(options: PostgresDriverOptions) {
     this.#options = options;
     this.#pool = new pg.Pool({
-      connectionString: options.connectionString,
+      ...connectionSettings(options),
       max: options.maxConnections ?? 10,
       application_name: options.applicationName ?? 'croupier-eventstore',
     });
@@ -138,7 +159,7 @@ export class PostgresDriver implements SqlDriver {
     onBroken: (error: unknown) => void,
   ): Promise<SubscriptionSession> {
     const client = new pg.Client({
-      connectionString: this.#options.connectionString,
+      ...connectionSettings(this.#options),
       application_name: `${this.#options.applicationName ?? 'croupier-eventstore'}:subscription`,
     });
     const session = new PostgresSubscriptionSession(client, leaseKey, () => {
