@@ -41,6 +41,8 @@ const OUTAGE_MS = Number(process.env.SOAK_OUTAGE_MS ?? 3_000);
 /** Pause between two outages of a cycle (Redis crash, PostgreSQL away, Redis clients cut). */
 const OUTAGE_PAUSE_MS = Number(process.env.SOAK_OUTAGE_PAUSE_MS ?? 15_000);
 const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
+/** How often the soak says on stderr how far it is. */
+const PROGRESS_EVERY_MS = 30_000;
 /** Give up (and fail) when the rounds are not settled by then. */
 const MAX_MINUTES = Number(process.env.SOAK_MAX_MINUTES ?? 180);
 
@@ -216,10 +218,20 @@ async function soak(): Promise<boolean> {
     let done = false;
     let timedOut = false;
     const running = () => !done;
+    let lastProgress = Date.now();
     const counter = (async () => {
       while (!done) {
         await sleep(2_000);
-        if ((await settled.refresh().catch(() => 0)) >= ROUNDS) done = true;
+        const count = await settled.refresh().catch(() => settled.count);
+        if (count >= ROUNDS) done = true;
+        if (Date.now() - lastProgress >= PROGRESS_EVERY_MS) {
+          lastProgress = Date.now();
+          // Progress on stderr, so a long soak is seen to be alive; stdout keeps its one line.
+          process.stderr.write(
+            `[soak] ${Math.round((Date.now() - started) / 1000)} s: ${count}/${ROUNDS} rounds settled, ` +
+              `${attack.attempts} attacks (${attack.successes} won), kills ${cluster.processes.reduce((n, p) => n + p.kills, 0)}\n`,
+          );
+        }
         if (Date.now() - started > MAX_MINUTES * 60_000) {
           timedOut = true;
           done = true;
