@@ -28,8 +28,11 @@ export interface Aggregate<Command, Event extends DomainEvent, State> {
    */
   readonly writes: readonly Event['type'][];
   readonly decider: Decider<Command, Event, State>;
-  /** Validates a stored event into the decider's event type (throws on a corrupt one). */
-  readonly parse: (recorded: RecordedEvent) => Event;
+  /**
+   * Validates an event into the decider's event type, throwing on one its schema refuses: each
+   * stored event when it is read back, and each decided event before it is appended.
+   */
+  readonly parse: (event: Pick<RecordedEvent, 'type' | 'data'>) => Event;
 }
 
 export interface Loaded<State> {
@@ -241,6 +244,18 @@ export class CommandHandler {
         throw new Error(
           `${aggregate.name} decided ${foreign.type}, an event type it does not write (ADR 0014)`,
         );
+      }
+      // What is appended must read back: an event its own schema refuses would stop every
+      // reader of the stream (a projection never skips an event), so it is never stored.
+      for (const event of events) {
+        try {
+          aggregate.parse(event);
+        } catch (error) {
+          throw new Error(
+            `${aggregate.name} decided a ${event.type} its schema refuses; nothing was appended`,
+            { cause: error },
+          );
+        }
       }
       if (events.length === 0) {
         if (cached !== undefined) continue; // nothing to do, as far as the cache knows: read

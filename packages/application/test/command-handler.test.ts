@@ -331,3 +331,27 @@ describe('the command handler, one writer per event type', () => {
     expect(await store.readStream('counter-o')).toHaveLength(0);
   });
 });
+
+describe('the command handler, events that must read back', () => {
+  /** The counter, with a schema: amounts above 1,000 are not events it can read back. */
+  const strict: Aggregate<Command, Event, number> = {
+    ...aggregate,
+    name: 'strict-counter',
+    parse: (event) => {
+      const amount = (event.data as { amount?: unknown }).amount;
+      if (event.type !== 'Added' || typeof amount !== 'number' || amount > 1_000)
+        throw new Error(`not an Added event: ${JSON.stringify(event.data)}`);
+      return event as Event;
+    },
+  };
+
+  it('refuses to append an event its own schema refuses, appending nothing', async () => {
+    const store = new MemoryEventStore();
+    const commands = new CommandHandler(store);
+    await commands.handle(strict, 'counter-s', add(5), context);
+    await expect(commands.handle(strict, 'counter-s', add(5_000), context)).rejects.toThrow(
+      'strict-counter decided a Added its schema refuses; nothing was appended',
+    );
+    expect(await store.readStream('counter-s')).toHaveLength(1);
+  });
+});

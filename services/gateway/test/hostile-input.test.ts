@@ -94,6 +94,14 @@ describe('hostile input changes nothing and names the field', () => {
       'body.dealerId',
     ],
     [
+      // Stored, such an id would stop every table-board projection at its DealerChanged event.
+      'a dealer id that is not an id (letters from other scripts, spaces)',
+      '/v1/tables/hostile/dealer',
+      'supervisor',
+      { dealerId: '𝢬⸍ηꆮ dan' },
+      'body.dealerId',
+    ],
+    [
       'a lone surrogate in a pause reason',
       `/v1/rounds/{round}/pause`,
       'supervisor',

@@ -5,6 +5,7 @@ import {
   PRESET_NAMES,
   presetConfig,
   parseTableConfig,
+  playerIdSchema,
   roundIdSchema,
   tableIdSchema,
   textSchema,
@@ -222,7 +223,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         tags: ['tables'],
         summary: 'Change the dealer: ends a dealer shift (accrued commission is collected)',
         params: tableParams,
-        body: z.object({ dealerId: textSchema({ max: 64 }) }).strict(),
+        // The same rule as the events that record it: a dealer id is an id, like a player's.
+        body: z.object({ dealerId: playerIdSchema }).strict(),
       },
     },
     async (request) => {
