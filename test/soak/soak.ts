@@ -176,6 +176,14 @@ async function soak(): Promise<boolean> {
       LOG_LEVEL: 'warn',
     },
   });
+  // Interrupted (Ctrl-C, a CI timeout), it stops what it started: its processes, Redis and
+  // database, so nothing is left running or holding ports.
+  const interrupt = (signal: NodeJS.Signals) => {
+    process.stderr.write(`[soak] ${signal}: stopping the deployment\n`);
+    void deployment.close().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
   try {
     const { remote, cluster } = deployment;
     for (const [i, tableId] of TABLES.entries()) {
