@@ -69,14 +69,33 @@ function payload(writer: number, index: number): Record<string, unknown> {
   };
 }
 
-async function appendWorkload(store: EventStore, kind: string, batchSize: number): Promise<Result> {
+/** One writer's append to one of its streams, keeping that stream's expected version itself. */
+type WriterAppend = (stream: string, slot: number, events: BenchEvent[]) => Promise<void>;
+
+interface BenchEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+  readonly metadata: Record<string, unknown>;
+}
+
+/**
+ * The append workload, the same for every store measured: WRITERS writers, each cycling through
+ * its own STREAMS_PER_WRITER streams, batches of `batchSize` bet-sized events, for DURATION_S.
+ * `appendFor(writer)` is how that writer appends with the exact expected version.
+ */
+async function appendRace(
+  kind: string,
+  batchSize: number,
+  appendFor: (writer: number) => WriterAppend,
+): Promise<Result> {
   const run = randomUUID().slice(0, 8);
   const deadline = performance.now() + DURATION_S * 1000;
   const latencies: number[] = [];
   let appends = 0;
   await Promise.all(
     Array.from({ length: WRITERS }, async (_, writer) => {
-      const versions = new Array<bigint | 'no-stream'>(STREAMS_PER_WRITER).fill('no-stream');
+      const append = appendFor(writer);
       for (let index = 0; performance.now() < deadline; index += 1) {
         const slot = index % STREAMS_PER_WRITER;
         const events = Array.from({ length: batchSize }, (_, n) => ({
@@ -86,31 +105,37 @@ async function appendWorkload(store: EventStore, kind: string, batchSize: number
           metadata: { correlationId: run, actor: `writer-${writer}` },
         }));
         const started = performance.now();
-        const result = await store.append(`bench-${run}-w${writer}-s${slot}`, events, {
-          expectedVersion: versions[slot]!,
-        });
+        await append(`bench-${run}-w${writer}-s${slot}`, slot, events);
         latencies.push(performance.now() - started);
-        versions[slot] = result.revision;
         appends += 1;
       }
     }),
   );
   latencies.sort((a, b) => a - b);
-  const seconds = DURATION_S;
   return {
     store: kind,
     workload: 'append',
     batchSize,
     writers: WRITERS,
     streams: WRITERS * STREAMS_PER_WRITER,
-    durationS: seconds,
+    durationS: DURATION_S,
     appends,
     events: appends * batchSize,
-    appendsPerSec: round(appends / seconds, 1),
-    eventsPerSec: round((appends * batchSize) / seconds, 1),
+    appendsPerSec: round(appends / DURATION_S, 1),
+    eventsPerSec: round((appends * batchSize) / DURATION_S, 1),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
   };
+}
+
+function appendWorkload(store: EventStore, kind: string, batchSize: number): Promise<Result> {
+  return appendRace(kind, batchSize, () => {
+    const versions = new Array<bigint | 'no-stream'>(STREAMS_PER_WRITER).fill('no-stream');
+    return async (stream, slot, events) => {
+      const result = await store.append(stream, events, { expectedVersion: versions[slot]! });
+      versions[slot] = result.revision;
+    };
+  });
 }
 
 /** The raw baseline: single-row INSERT transactions, WRITERS connections, same payload. */
@@ -193,50 +218,23 @@ async function emmettWorkload(
     }),
   );
   await stores[0]!.schema.migrate();
-  const run = randomUUID().slice(0, 8);
-  const deadline = performance.now() + DURATION_S * 1000;
-  const latencies: number[] = [];
-  let appends = 0;
   try {
-    await Promise.all(
-      stores.map(async (store, writer) => {
-        const versions = new Array<bigint>(STREAMS_PER_WRITER).fill(0n);
-        for (let index = 0; performance.now() < deadline; index += 1) {
-          const slot = index % STREAMS_PER_WRITER;
-          const events = Array.from({ length: batchSize }, (_, n) => ({
-            type: 'BetPlaced',
-            data: payload(writer, index * batchSize + n),
-            metadata: { correlationId: run, actor: `writer-${writer}` },
-          }));
-          const started = performance.now();
-          const result = await store.appendToStream(`bench-${run}-w${writer}-s${slot}`, events, {
-            expectedStreamVersion: versions[slot]!,
-          });
-          latencies.push(performance.now() - started);
-          versions[slot] = result.nextExpectedStreamVersion;
-          appends += 1;
-        }
-      }),
-    );
+    return await appendRace('emmett-postgresql', batchSize, (writer) => {
+      const store = stores[writer]!;
+      const versions = new Array<bigint>(STREAMS_PER_WRITER).fill(0n);
+      return async (stream, slot, events) => {
+        const result = await store.appendToStream(
+          stream,
+          events.map(({ type, data, metadata }) => ({ type, data, metadata })),
+          { expectedStreamVersion: versions[slot]! },
+        );
+        versions[slot] = result.nextExpectedStreamVersion;
+      };
+    });
   } finally {
     await Promise.all(stores.map((store) => store.close()));
     await Promise.all(clients.map((client) => client.end()));
   }
-  latencies.sort((a, b) => a - b);
-  return {
-    store: 'emmett-postgresql',
-    workload: 'append',
-    batchSize,
-    writers: WRITERS,
-    streams: WRITERS * STREAMS_PER_WRITER,
-    durationS: DURATION_S,
-    appends,
-    events: appends * batchSize,
-    appendsPerSec: round(appends / DURATION_S, 1),
-    eventsPerSec: round((appends * batchSize) / DURATION_S, 1),
-    p50Ms: percentile(latencies, 50),
-    p99Ms: percentile(latencies, 99),
-  };
 }
 
 /** The connection string with `search_path` set, so Emmett's tables land in the bench's schema. */
