@@ -187,7 +187,10 @@ export class RoundCost {
     });
   }
 
-  /** The counts the services wrote when they exited, summed by kind. */
+  /**
+   * Every count the services wrote, summed by kind: on exit, or when asked (SIGUSR2). A process
+   * that exited (and was perhaps restarted) keeps its file, so it counts in every later sample.
+   */
   #written(processes: readonly CostedProcess[]): Record<string, number> {
     const totals: Record<string, number> = {};
     for (const file of readdirSync(this.countsDirectory).filter((f) => f.endsWith('.json'))) {
@@ -198,13 +201,12 @@ export class RoundCost {
         totals[kind] = (totals[kind] ?? 0) + count;
     }
     if (processes.length > 0 && Object.keys(totals).length === 0)
-      throw new Error('the services wrote no statement counts when they stopped');
+      throw new Error('the services wrote no statement counts');
     return totals;
   }
 
-  /** Asks every service for its counts (SIGUSR2) and sums them by kind. */
+  /** Asks every running service for its counts so far (SIGUSR2), then sums what is written. */
   async #driverStatements(processes: readonly CostedProcess[]): Promise<Record<string, number>> {
-    const totals: Record<string, number> = {};
     for (const { pid } of processes) {
       if (pid === null) continue;
       const file = join(this.countsDirectory, `${pid}.json`);
@@ -214,13 +216,8 @@ export class RoundCost {
       while (!existsSync(file) && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 20));
       if (!existsSync(file)) throw new Error(`process ${pid} wrote no statement counts`);
-      const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
-        statements: Record<string, number>;
-      };
-      for (const [kind, count] of Object.entries(parsed.statements))
-        totals[kind] = (totals[kind] ?? 0) + count;
     }
-    return totals;
+    return this.#written(processes);
   }
 
   /** The cost per settled round between two samples, as the benchmarks' JSON lines show it. */
