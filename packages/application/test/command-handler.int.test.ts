@@ -1,39 +1,9 @@
-import { DomainError, type CommandContext } from '@croupier/contracts';
+import { DomainError } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CommandHandler,
-  deterministicId,
-  systemContext,
-  type Aggregate,
-  type Decider,
-} from '../src/index.js';
-
-/** A counter that refuses to go above a limit: enough to exercise the handler. */
-type Event = { type: 'Added'; data: { amount: number } };
-type Command = { type: 'Add'; amount: number; limit: number };
-const counter: Decider<Command, Event, number> = {
-  initialState: () => 0,
-  evolve: (total, event) => total + event.data.amount,
-  decide: (command, total) => {
-    if (total + command.amount > command.limit) {
-      throw new DomainError(
-        'INSUFFICIENT_FUNDS',
-        `${total} + ${command.amount} is over ${command.limit}`,
-      );
-    }
-    return [{ type: 'Added', data: { amount: command.amount } }];
-  },
-};
-const aggregate: Aggregate<Command, Event, number> = {
-  name: 'counter',
-  writes: ['Added'],
-  decider: counter,
-  parse: (recorded) => recorded as unknown as Event,
-};
-const context: CommandContext = systemContext('test');
-const add = (amount: number, limit = 1_000_000): Command => ({ type: 'Add', amount, limit });
+import { CommandHandler, deterministicId, type Aggregate } from '../src/index.js';
+import { add, aggregate, context, type Command, type Event } from './counter.js';
 
 describe('the command handler on PostgreSQL', () => {
   let postgres: IsolatedPostgres;

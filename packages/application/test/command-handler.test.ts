@@ -1,33 +1,14 @@
-import { DomainError, type CommandContext } from '@croupier/contracts';
+import { DomainError } from '@croupier/contracts';
 import { MemoryEventStore, type EventStore } from '@croupier/eventstore';
 import { describe, expect, it } from 'vitest';
-import { CommandHandler, systemContext, type Aggregate, type Decider } from '../src/index.js';
+import { CommandHandler, type Aggregate } from '../src/index.js';
+import { add, aggregate, context, counter, type Command, type Event } from './counter.js';
 
 /**
  * The command handler's own rules, on the in-memory store: retries, per-stream queues, the state
  * cache and the one-writer check need no database. What PostgreSQL adds (two processes racing on
  * one table) stays in command-handler.int.test.ts.
  */
-type Event = { type: 'Added'; data: { amount: number } };
-type Command = { type: 'Add'; amount: number; limit: number };
-const counter: Decider<Command, Event, number> = {
-  initialState: () => 0,
-  evolve: (total, event) => total + event.data.amount,
-  decide: (command, total) => {
-    if (total + command.amount > command.limit) {
-      throw new DomainError('INSUFFICIENT_FUNDS', `${total} + ${command.amount} is over limit`);
-    }
-    return [{ type: 'Added', data: { amount: command.amount } }];
-  },
-};
-const aggregate: Aggregate<Command, Event, number> = {
-  name: 'counter',
-  writes: ['Added'],
-  decider: counter,
-  parse: (recorded) => recorded as unknown as Event,
-};
-const context: CommandContext = systemContext('test');
-const add = (amount: number, limit = 1_000_000): Command => ({ type: 'Add', amount, limit });
 const append = (store: EventStore, stream: string, amount: number) =>
   store.append(stream, [{ id: crypto.randomUUID(), type: 'Added', data: { amount } }], {
     expectedVersion: 'any',
