@@ -19,6 +19,8 @@ export const CHECKS = {
     "Every settlement line, and every resettlement line after a void or a corrected result, recomputed with the round's paytable equals the recorded one",
   refunds:
     'Rounds voided before settlement and cleared bets refund every stake exactly once (a round voided after settlement is resettled instead)',
+  justified:
+    "Every money movement in the wallet is justified by the game's own record and comes after it: a debit by its open round and its bet, a payout, refund or adjustment by an existing round's settlement, void or resettlement, commission by its settlement and the dealer change that ended the shift, a deposit or withdrawal by an operator",
   debits:
     'Every stake debited is closed by exactly one payout or refund of the recorded amount, and every resettlement line that moves money by exactly one payout adjustment',
   'streams-agree': "The round's cards are the cards its shoe handed it",
@@ -78,6 +80,7 @@ export const FINDING_CODES = [
   'COMPOSITION_EXCEEDED',
   'CORRECTION_INVALID',
   'LIFECYCLE_VIOLATION',
+  'MOVEMENT_UNJUSTIFIED',
   'EXPORT_INVALID',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RoundAudit, ShoeReplay } from '@croupier/audit';
+import type { RoundAudit, ShoeReplay, WalletAudit } from '@croupier/audit';
 import { DomainError, presetConfig, type CommandContext, type Role } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System } from '@croupier/gateway';
@@ -159,6 +159,31 @@ describe('casino audit round', () => {
     const bad = await casino(['audit', 'round', 'solo']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/"solo" is not a round id/);
+  });
+});
+
+describe('casino audit wallet', () => {
+  it("prints every movement of a player's wallet with what justifies it, and exits 0", async () => {
+    const { code, stdout } = await casino(['audit', 'wallet', 'alice']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Wallet alice \(wallet-alice\): \d+ movement\(s\) over 2 round\(s\)/);
+    expect(stdout).toMatch(/FundsDeposited\s+\+1000000\s+-\s+-\s+operator olga, reference cli-1/);
+    expect(stdout).toMatch(/PayoutCredited .* round-solo\.1\.1@\d+ RoundSettled\s+justified/);
+    expect(stdout).toContain('VERIFIED: every check passed');
+  });
+
+  it('answers JSON whose movements add up to the balance, and names a wallet that does not exist', async () => {
+    const { code, stdout } = await casino(['audit', 'wallet', 'alice', '--json']);
+    expect(code).toBe(0);
+    const audit = JSON.parse(stdout) as WalletAudit;
+    expect(audit.balance).toBe(balances['alice']);
+    expect(audit.movements.reduce((sum, m) => sum + m.effect, 0)).toBe(balances['alice']);
+    const missing = await casino(['audit', 'wallet', 'nobody']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no wallet "nobody"');
+    const bad = await casino(['audit', 'wallet', 'no body']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"no body" is not a player id/);
   });
 });
 
@@ -324,6 +349,9 @@ describe('while a gateway holds the embedded store', () => {
       const audited = await casino(['audit', 'round', 'solo.1.1', '--json', '--url', url]);
       expect(audited.code).toBe(0);
       expect((JSON.parse(audited.stdout) as RoundAudit).verdict.ok).toBe(true);
+      const wallet = await casino(['audit', 'wallet', 'alice', '--json', '--url', url]);
+      expect(wallet.code).toBe(0);
+      expect((JSON.parse(wallet.stdout) as WalletAudit).balance).toBe(balances['alice']);
       const replayed = await casino(['replay', 'shoe', 'solo.2', '--url', url]);
       expect(replayed.code).toBe(0);
       const file = join(dataDir, 'via-api.json');

@@ -1,5 +1,6 @@
 import {
   auditRound,
+  auditWallet,
   exportShoe,
   replayShoe,
   roundAuditSchema,
@@ -8,6 +9,7 @@ import {
   significantEventOf,
   significantEventSchema,
   SIGNIFICANT_EVENT_TYPES,
+  walletAuditSchema,
   type SignificantEvent,
 } from '@croupier/audit';
 import {
@@ -20,7 +22,7 @@ import {
 } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import { z } from 'zod';
-import { loadRoundEvidence, loadShoeEvidence } from './audit-evidence.js';
+import { loadRoundEvidence, loadShoeEvidence, loadWalletEvidence } from './audit-evidence.js';
 import { consoleRoutes } from './console-routes.js';
 import { gameRecallCsv } from './game-recall-csv.js';
 import type { System } from './system.js';
@@ -53,6 +55,26 @@ export function auditRoutes(app: HttpApp, system: System): void {
       if (evidence === null)
         throw new DomainError('ROUND_NOT_FOUND', `no round "${request.params.roundId}"`);
       return auditRound(evidence);
+    },
+  );
+
+  app.get(
+    '/v1/audit/wallets/:playerId',
+    {
+      config: { roles: ['regulator', 'operator', 'supervisor'], problems: ['WALLET_NOT_FOUND'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          "A player's wallet audited from its first movement: each deposit, withdrawal, debit, payout, refund, adjustment and commission with the record that justifies it, and a verdict naming every movement nothing justifies or that comes before what justifies it",
+        params: z.object({ playerId: playerIdSchema }),
+        response: { 200: walletAuditSchema },
+      },
+    },
+    async (request) => {
+      const evidence = await loadWalletEvidence(system.store, request.params.playerId);
+      if (evidence === null)
+        throw new DomainError('WALLET_NOT_FOUND', `no wallet "${request.params.playerId}"`);
+      return auditWallet(evidence);
     },
   );
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { evaluateRound, settleBet, type BetType, type Card } from '@croupier/baccarat';
 import {
   auditRound,
+  auditWallet,
   exportShoe,
   replayShoe,
   verifyExport,
@@ -9,12 +10,18 @@ import {
   type ShoeExport,
   type ShoeReplay,
   type Verdict,
+  type WalletAudit,
 } from '@croupier/audit';
 import { presetConfig, streams, type TableConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRoundEvidence, loadShoeEvidence, type System } from '../src/index.js';
+import {
+  loadRoundEvidence,
+  loadShoeEvidence,
+  loadWalletEvidence,
+  type System,
+} from '../src/index.js';
 import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
 import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
@@ -34,7 +41,16 @@ let tamper: SqlTamper;
 
 /** A shoe of about ten rounds: one deck, the cut card 14 cards from the end. */
 const CONFIG: TableConfig = presetConfig('generic', { decks: 1, cutCard: 14 });
-const CLOSED = ['sealed', 'unclosed', 'phantom', 'erased', 'moved', 'rewritten', 'clean'];
+const CLOSED = [
+  'sealed',
+  'unclosed',
+  'phantom',
+  'erased',
+  'moved',
+  'rewritten',
+  'clean',
+  'payback',
+];
 const OPEN = ['late', 'twice', 'early', 'posted'];
 const playersOf = (tableId: string) => [`${tableId}-a`, `${tableId}-b`] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -125,6 +141,12 @@ async function audit(roundId: string): Promise<Verdict> {
   const evidence = await loadRoundEvidence(store, roundId);
   if (evidence === null) throw new Error(`no round ${roundId}`);
   return auditRound(evidence).verdict;
+}
+
+async function auditWalletOf(playerId: string): Promise<WalletAudit> {
+  const evidence = await loadWalletEvidence(store, playerId);
+  if (evidence === null) throw new Error(`no wallet ${playerId}`);
+  return auditWallet(evidence);
 }
 
 const revisionOf = (rows: readonly Row[], type: string, nth = 0): number =>
@@ -252,6 +274,89 @@ describe('a round audit after its shoe closed', () => {
     expect(found.some((f) => f.startsWith(`streams-agree/STREAMS_DISAGREE ${stream}@`))).toBe(true);
     // Its players' debits and payouts are still in their wallets.
     expect(result.wallet?.some((m) => m.type === 'StakeDebited')).toBe(true);
+  });
+});
+
+describe('a wallet, from its first movement', () => {
+  it('verifies untouched: every movement justified by its round or its operator', async () => {
+    const [a] = playersOf('clean');
+    const audit = await auditWalletOf(a);
+    expect(named(audit.verdict)).toEqual([]);
+    expect(audit.verdict.ok).toBe(true);
+    expect(audit.movements.filter((m) => m.status !== 'justified')).toEqual([]);
+    expect(audit.movements.every((m) => m.justifiedBy !== null)).toBe(true);
+    const sum = audit.movements.reduce((total, m) => total + m.effect, 0);
+    expect(sum).toBe(audit.balance);
+  });
+
+  it('names a second payout placed before its round, in the round audit, the replay and the wallet audit', async () => {
+    const [a] = playersOf('payback');
+    const wallet = streams.wallet(a);
+    let roundId = '';
+    await tamper.rewrite(wallet, (rows) => {
+      const payout = rows.find(
+        (row) => row.type === 'PayoutCredited' && (row.data['amount'] as number) > 0,
+      )!;
+      roundId = payout.data['roundId'] as string;
+      const deposit = rows[0]!;
+      // The copy takes a global position right after the deposit, before the shoe was
+      // shuffled, and the wallet's chain is recomputed around it: the chain verifies.
+      const forged: Row = {
+        ...structuredClone(payout),
+        id: randomUUID(),
+        xid: deposit.xid,
+        seq: String(BigInt(deposit.seq!) + 1n),
+      };
+      return [deposit, forged, ...rows.slice(1)];
+    });
+    const expected = `debits/POSITION_INVALID ${wallet}@1`;
+    const round = named(await audit(roundId));
+    expect(round.filter((f) => f.startsWith('hash-chain/'))).toEqual([]);
+    expect(round).toContain(expected);
+    expect(round.some((f) => f.startsWith('debits/DEBIT_CLOSED_TWICE'))).toBe(true);
+    expect(named((await replay('payback.1')).verdict)).toContain(expected);
+    const audited = await auditWalletOf(a);
+    expect(named(audited.verdict)).toContain(expected);
+    expect(audited.movements[1]!.status).toBe('suspect');
+  });
+
+  it('names a payout for a round of a shoe never shuffled, and a deposit no operator made', async () => {
+    const [, b] = playersOf('payback');
+    const wallet = streams.wallet(b);
+    await tamper.rewrite(wallet, (rows) => {
+      const payout = rows.find((row) => row.type === 'PayoutCredited')!;
+      const deposit = rows[0]!;
+      return [
+        ...rows,
+        {
+          ...structuredClone(payout),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...payout.data, roundId: 'ghost.1.1', betId: randomUUID(), amount: 50_000 },
+        },
+        {
+          ...structuredClone(deposit),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...deposit.data, reference: 'self-service', amount: 70_000 },
+          metadata: { ...deposit.metadata, actor: { id: b, role: 'player' } },
+        },
+      ];
+    });
+    const last = (await tamper.rows(wallet)).length - 1;
+    const audited = await auditWalletOf(b);
+    expect(named(audited.verdict)).toEqual([
+      `justified/MOVEMENT_UNJUSTIFIED ${wallet}@${last - 1}`,
+      `justified/MOVEMENT_UNJUSTIFIED ${wallet}@${last}`,
+    ]);
+    expect(audited.rounds).toContainEqual({ roundId: 'ghost.1.1', exists: false, movements: 1 });
+    // The round and its shoe are in no stream, yet the audit and the replay show the payout.
+    expect(named(await audit('ghost.1.1'))).toContain(
+      `debits/DEBIT_UNMATCHED ${wallet}@${last - 1}`,
+    );
+    expect((await replay('ghost.1')).verdict.ok).toBe(false);
   });
 });
 

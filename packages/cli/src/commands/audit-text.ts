@@ -1,4 +1,4 @@
-import type { RoundAudit, ShoeReplay, Verdict } from '@croupier/audit';
+import type { RoundAudit, ShoeReplay, Verdict, WalletAudit } from '@croupier/audit';
 import { textTable } from '../format.js';
 
 /** How audit reports read on a terminal. */
@@ -143,6 +143,33 @@ export function shoeText(replay: ShoeReplay): string {
     ).trimEnd(),
     '',
     verdictText(replay.verdict),
+  ];
+  return parts.join('\n');
+}
+
+export function walletText(audit: WalletAudit): string {
+  const missing = audit.rounds.filter((r) => !r.exists);
+  const parts = [
+    `Wallet ${audit.playerId} (${audit.stream}): ${audit.movements.length} movement(s) over ${audit.rounds.length} round(s); balance ${audit.balance}, commission owed ${audit.commissionOwed}`,
+    ...(missing.length === 0
+      ? []
+      : [`  named but not in the event store: ${missing.map((r) => r.roundId).join(', ')}`]),
+    '',
+    'Movements (rev: what, effect on the balance, justified by):',
+    textTable(
+      ['rev', 'type', 'effect', 'round', 'bet', 'justified by', 'status'],
+      audit.movements.map((m) => [
+        m.revision,
+        m.type,
+        m.effect > 0 ? `+${m.effect}` : String(m.effect),
+        m.roundId ?? '-',
+        m.betId === null ? '-' : m.betId.slice(0, 8),
+        m.justifiedBy ?? '(nothing)',
+        m.status === 'suspect' ? 'SUSPECT: see findings' : m.status,
+      ]),
+    ),
+    '',
+    verdictText(audit.verdict),
   ];
   return parts.join('\n');
 }
