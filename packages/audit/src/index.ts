@@ -27,3 +27,4 @@ export * from './wallet-evidence.js';
 export * from './wallet-balances.js';
 export * from './wallet-audit.js';
 export * from './significant-events.js';
+export * from './checkpoint.js';

@@ -1,6 +1,7 @@
 import { explainThirdCards, type Card } from '@croupier/baccarat';
 import { parseRoundId, streams, type Adjustment } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
+import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { verifyStreamChain } from './chain.js';
 import { describeEvent } from './describe.js';
 import { provenanceOf } from './parse.js';
@@ -25,6 +26,8 @@ export interface RoundEvidence {
   readonly wallet?: readonly RecordedEvent[] | null;
   /** The first event of the table's next shoe, when it was shuffled (see `ShoeEvidence`). */
   readonly nextShoe?: RecordedEvent | null;
+  /** A published checkpoint to check the round and shoe streams against (ADR 0024). */
+  readonly anchor?: AnchorEvidence | null;
 }
 
 export const ROUND_CHECKS: readonly CheckId[] = [
@@ -43,6 +46,7 @@ export const ROUND_CHECKS: readonly CheckId[] = [
   'shuffle-order',
   'digest',
   'corrections',
+  'anchored',
 ];
 
 /** Verifies the hash chains of wallet excerpts, one chain per wallet stream. */
@@ -142,6 +146,14 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
     verdict.skip('digest', 'the shoe stream was not supplied');
   }
   if (examined.corrections.length === 0) verdict.skip('corrections', 'no card was corrected');
+  checkAnchor(
+    evidence.anchor,
+    new Map([
+      [roundStream, evidence.round],
+      ...(evidence.shoe ? [[streams.shoe(shoeId), evidence.shoe] as const] : []),
+    ]),
+    verdict,
+  );
 
   const related = [
     ...evidence.round,

@@ -34,11 +34,20 @@ export const CHECKS = {
   corrections: 'Every card correction is recorded in both streams, with who and why',
   published:
     'The commitment and the digest equal the values the operator published when the shoe was shuffled and closed',
+  anchored:
+    'Every stream a signed checkpoint covers still holds, at the revision it recorded, the hash it recorded, and the notary stream recomputes to its signed heads',
   'export-file':
     'The file is an export as Croupier writes it: its instructions are the published ones, each stream is listed once, nothing else is added',
 } as const;
 
 export type CheckId = keyof typeof CHECKS;
+
+/**
+ * Checks that only values published outside the store can run (a commitment, a digest, a signed
+ * checkpoint): skipped, they leave a consistent rewrite of the whole record possible, so a report
+ * never calls the record verified without saying so.
+ */
+export const NEEDS_PUBLISHED_VALUES: ReadonlySet<CheckId> = new Set(['published', 'anchored']);
 export const CHECK_IDS = Object.keys(CHECKS) as [CheckId, ...CheckId[]];
 export const checkIdSchema = z.enum(CHECK_IDS);
 
@@ -81,6 +90,8 @@ export const FINDING_CODES = [
   'CORRECTION_INVALID',
   'LIFECYCLE_VIOLATION',
   'MOVEMENT_UNJUSTIFIED',
+  'CHECKPOINT_INVALID',
+  'ANCHOR_MISMATCH',
   'EXPORT_INVALID',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];

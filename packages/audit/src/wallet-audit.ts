@@ -2,6 +2,7 @@ import { dealerChanged, streams, walletEventSchema, type WalletEvent } from '@cr
 import type { RecordedEvent } from '@croupier/eventstore';
 import { z } from 'zod';
 import { verifyStreamChain } from './chain.js';
+import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import { examineRound } from './round-examination.js';
 import { VerdictBuilder, verdictSchema, type CheckId, type Finding } from './verdict.js';
@@ -20,6 +21,8 @@ export interface WalletEvidence {
   readonly rounds: ReadonlyMap<string, readonly RecordedEvent[]>;
   /** The table streams its commission collections name (their DealerChanged), by table id. */
   readonly tables: ReadonlyMap<string, readonly RecordedEvent[]>;
+  /** A published checkpoint to check the wallet and round streams against (ADR 0024). */
+  readonly anchor?: AnchorEvidence | null;
 }
 
 export const WALLET_CHECKS: readonly CheckId[] = [
@@ -27,6 +30,7 @@ export const WALLET_CHECKS: readonly CheckId[] = [
   'event-schema',
   'justified',
   'debits',
+  'anchored',
 ];
 
 const movementStatusSchema = z.enum(['justified', 'open', 'suspect']);
@@ -216,6 +220,17 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
     }
   }
   verdict.pass('justified');
+  checkAnchor(
+    evidence.anchor,
+    new Map([
+      [stream, evidence.wallet],
+      ...[...evidence.rounds].map(
+        ([roundId, events]) =>
+          [streams.round(roundId), events] as [string, readonly RecordedEvent[]],
+      ),
+    ]),
+    verdict,
+  );
 
   const balances = new WalletBalances();
   for (const recorded of evidence.wallet) balances.apply(recorded);

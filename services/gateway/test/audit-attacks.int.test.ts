@@ -6,6 +6,7 @@ import {
   exportShoe,
   replayShoe,
   verifyExport,
+  type PublishedCheckpoint,
   type PublishedValues,
   type ShoeExport,
   type ShoeReplay,
@@ -17,9 +18,12 @@ import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  anchorOf,
+  loadCheckpoint,
   loadRoundEvidence,
   loadShoeEvidence,
   loadWalletEvidence,
+  verifyCheckpoint,
   type System,
 } from '../src/index.js';
 import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
@@ -38,6 +42,8 @@ import { named } from './support/tamper.js';
 let postgres: IsolatedPostgres;
 let store: EventStore;
 let tamper: SqlTamper;
+let checkpoint: PublishedCheckpoint;
+let keyId: string;
 
 /** A shoe of about ten rounds: one deck, the cut card 14 cards from the end. */
 const CONFIG: TableConfig = presetConfig('generic', { decks: 1, cutCard: 14 });
@@ -51,7 +57,7 @@ const CLOSED = [
   'clean',
   'payback',
 ];
-const OPEN = ['late', 'twice', 'early', 'posted'];
+const OPEN = ['late', 'twice', 'early', 'posted', 'anchored'];
 const playersOf = (tableId: string) => [`${tableId}-a`, `${tableId}-b`] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,6 +129,10 @@ beforeAll(async () => {
   const casino = await startCasino(store);
   for (const table of CLOSED) await playTable(casino.system, table);
   for (const table of OPEN) await playTable(casino.system, table, 3);
+  // What the operator publishes: a signed checkpoint of every stream head, after all the play.
+  await casino.system.notary.checkpoint();
+  checkpoint = (await loadCheckpoint(store, 'latest'))!;
+  keyId = checkpoint.signer.keyId;
   await casino.close();
 }, 240_000);
 
@@ -357,6 +367,72 @@ describe('a wallet, from its first movement', () => {
       `debits/DEBIT_UNMATCHED ${wallet}@${last - 1}`,
     );
     expect((await replay('ghost.1')).verdict.ok).toBe(false);
+  });
+});
+
+describe('against a signed checkpoint the operator published', () => {
+  it('names a consistent rewrite of an open shoe that nothing else can see', async () => {
+    const shoeStream = streams.shoe('anchored.1');
+    await tamper.rewrite(shoeStream, (rows) => {
+      // The commitment of a shoe still open: its seed is not revealed, nothing recomputes it.
+      rows[0]!.data['commitment'] = 'f'.repeat(64);
+      return rows;
+    });
+    const head = (await tamper.rows(shoeStream)).length - 1;
+    const evidence = (await loadRoundEvidence(store, 'anchored.1.2'))!;
+    expect(named(auditRound(evidence).verdict)).toEqual([]);
+    const anchored = auditRound({ ...evidence, anchor: await anchorOf(store, checkpoint, keyId) });
+    expect(named(anchored.verdict)).toEqual([`anchored/ANCHOR_MISMATCH ${shoeStream}@${head}`]);
+    const replayed = replayShoe({
+      ...(await loadShoeEvidence(store, 'anchored.1'))!,
+      anchor: await anchorOf(store, checkpoint, keyId),
+    });
+    expect(named(replayed.verdict)).toEqual([`anchored/ANCHOR_MISMATCH ${shoeStream}@${head}`]);
+  });
+
+  it('names a deleted deposit, which the wallet audit alone cannot see', async () => {
+    const [a] = playersOf('anchored');
+    const wallet = streams.wallet(a);
+    const before = await tamper.rows(wallet);
+    // The deposit is deleted and the stream re-hashed: every other movement is still justified.
+    await tamper.rewrite(wallet, (rows) => rows.slice(1));
+    const evidence = (await loadWalletEvidence(store, a))!;
+    expect(auditWallet(evidence).verdict.findings.map((f) => f.code)).not.toContain(
+      'MOVEMENT_UNJUSTIFIED',
+    );
+    const anchored = auditWallet({ ...evidence, anchor: await anchorOf(store, checkpoint, keyId) });
+    expect(named(anchored.verdict)).toContain(
+      `anchored/EVENT_MISSING ${wallet}@${before.length - 1}`,
+    );
+  });
+
+  it('checks the whole store: every rewritten stream named, and only against the right key', async () => {
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    const found = named(report.verdict);
+    expect(report.streamsChecked).toBeGreaterThan(50);
+    expect(found).toContain(
+      `anchored/ANCHOR_MISMATCH ${streams.shoe('anchored.1')}@${
+        (await tamper.rows(streams.shoe('anchored.1'))).length - 1
+      }`,
+    );
+    expect(found.some((f) => f.includes(streams.wallet(playersOf('anchored')[0])))).toBe(true);
+    // Streams the other attacks rewrote after the checkpoint are named too; untouched ones not.
+    expect(found.some((f) => f.includes('clean'))).toBe(false);
+    const forged = await verifyCheckpoint(store, checkpoint, '0123456789abcdef');
+    expect(forged.verdict.findings.map((f) => f.code)).toEqual(['CHECKPOINT_INVALID']);
+  });
+
+  it('names a notary stream rewritten to hide a change, and a published head it does not lead to', async () => {
+    await tamper.rewrite('notary', (rows) => {
+      const changed = rows[0]!.data['changed'] as { stream: string; hash: string }[];
+      changed[0]!.hash = '0'.repeat(64);
+      return rows;
+    });
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    expect(report.verdict.ok).toBe(false);
+    expect(named(report.verdict)).toContain(
+      `anchored/CHECKPOINT_INVALID notary@${checkpoint.sequence - 1}`,
+    );
   });
 });
 

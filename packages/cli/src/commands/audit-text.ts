@@ -1,13 +1,36 @@
-import type { RoundAudit, ShoeReplay, Verdict, WalletAudit } from '@croupier/audit';
+import {
+  NEEDS_PUBLISHED_VALUES,
+  type CheckpointVerification,
+  type PublishedCheckpoint,
+  type RoundAudit,
+  type ShoeReplay,
+  type Verdict,
+  type WalletAudit,
+} from '@croupier/audit';
 import { textTable } from '../format.js';
 
 /** How audit reports read on a terminal. */
 
 const MARK = { pass: '✓', fail: '✗', skip: '-' } as const;
 
+/** The verdict's first line: never "every check passed" while a check was skipped. */
+export function verdictHeadline(verdict: Verdict): string {
+  if (!verdict.ok) return `FAILED: ${verdict.findings.length} finding(s)`;
+  const skipped = verdict.checks.filter((c) => c.status === 'skip');
+  const unpublished = skipped.filter((c) => NEEDS_PUBLISHED_VALUES.has(c.check));
+  if (unpublished.length > 0) {
+    return `VERIFIED, except what only published values can show: ${unpublished
+      .map((c) => `${c.check} (${c.detail ?? 'not given'})`)
+      .join('; ')}`;
+  }
+  if (skipped.length > 0)
+    return `VERIFIED: every check that applies passed (${skipped.length} did not apply, see below)`;
+  return 'VERIFIED: every check passed';
+}
+
 export function verdictText(verdict: Verdict): string {
   const lines = [
-    verdict.ok ? 'VERIFIED: every check passed' : `FAILED: ${verdict.findings.length} finding(s)`,
+    verdictHeadline(verdict),
     ...verdict.checks.map(
       (c) =>
         `  ${MARK[c.status]} ${c.check.padEnd(16)} ${c.title}${c.status === 'skip' && c.detail ? ` (skipped: ${c.detail})` : ''}`,
@@ -172,4 +195,26 @@ export function walletText(audit: WalletAudit): string {
     verdictText(audit.verdict),
   ];
   return parts.join('\n');
+}
+
+export function publishedCheckpointText(checkpoint: PublishedCheckpoint): string {
+  return [
+    `Checkpoint ${checkpoint.sequence} at ${checkpoint.at}: covers the log up to position ${checkpoint.position}; ${checkpoint.count} stream head(s) moved since the previous`,
+    `  head       ${checkpoint.head}`,
+    `  previous   ${checkpoint.previous}`,
+    `  signed by  key ${checkpoint.signer.keyId} (Ed25519 ${checkpoint.signer.publicKey})`,
+    `  signature  ${checkpoint.signature}`,
+    '',
+    'Publish it whole (casino checkpoint --out FILE); keep the key id: casino verify --checkpoint FILE --key-id ID',
+    '',
+  ].join('\n');
+}
+
+export function checkpointText(report: CheckpointVerification): string {
+  const { checkpoint } = report;
+  return [
+    `Store against checkpoint ${checkpoint.sequence} (${checkpoint.at}, key ${checkpoint.signer.keyId}): ${report.streamsChecked} stream head(s) checked, up to position ${checkpoint.position}`,
+    '',
+    verdictText(report.verdict),
+  ].join('\n');
 }
