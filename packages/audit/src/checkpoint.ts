@@ -20,12 +20,12 @@ const sha256 = (...parts: (string | Buffer)[]): Buffer => {
   return hash.digest();
 };
 
-/** RFC 6962 leaf hash of a stream head: sha256(0x00 || canonical JSON of the head). */
-export function leafHash(head: StreamHead): Buffer {
-  return sha256(Buffer.from([0]), canonicalJson(head));
+/** RFC 6962 Merkle tree hash of a list of entries: leaves hash as sha256(0x00 || entry). */
+export function merkleRoot(entries: readonly Uint8Array[]): Buffer {
+  return treeHash(entries.map((entry) => sha256(Buffer.from([0]), Buffer.from(entry))));
 }
 
-/** RFC 6962 Merkle tree hash over the leaves, in the order given. */
+/** RFC 6962 section 2.1: split at the largest power of two below the size; nodes hash 0x01 || l || r. */
 function treeHash(leaves: readonly Buffer[]): Buffer {
   if (leaves.length === 0) return sha256('');
   if (leaves.length === 1) return leaves[0]!;
@@ -39,9 +39,19 @@ export function sortedHeads(heads: readonly StreamHead[]): StreamHead[] {
   return [...heads].sort((a, b) => (a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0));
 }
 
-/** The Merkle root of a checkpoint's changed heads, in lowercase hex. */
+/**
+ * The Merkle root of a checkpoint's changed heads, in lowercase hex: each entry is the canonical
+ * JSON (RFC 8785) of `{stream, revision, hash}`, sorted by stream.
+ */
 export function changedRootOf(heads: readonly StreamHead[]): string {
-  return treeHash(sortedHeads(heads).map(leafHash)).toString('hex');
+  return merkleRoot(
+    sortedHeads(heads).map((head) =>
+      Buffer.from(
+        canonicalJson({ stream: head.stream, revision: head.revision, hash: head.hash }),
+        'utf8',
+      ),
+    ),
+  ).toString('hex');
 }
 
 /** What a checkpoint's head commits to (and its signature signs). */
