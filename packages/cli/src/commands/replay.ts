@@ -59,7 +59,7 @@ export const replayCommand: Command = {
         const query = new URLSearchParams();
         if (published?.commitment) query.set('commitment', published.commitment);
         if (published?.digest) query.set('digest', published.digest);
-        const path = `/v1/audit/shoes/${shoeId}/replay${query.size > 0 ? `?${query}` : ''}`;
+        const path = `/v1/audit/shoes/${shoeId}/replay${query.size > 0 ? `?${query.toString()}` : ''}`;
         replay = (await callApi(values.url, path, token)).body as ShoeReplay;
       } else {
         const evidence = await withStore(async (store) => {
