@@ -340,10 +340,17 @@ export function checkAgainstOrder(
 /** The round's cards must be the shoe's cards for it: same positions, cards and hands. */
 export function compareCards(
   examined: RoundExamination,
-  shoeCards: readonly { position: number; card: Card; hand: string }[],
+  shoeCards: readonly { position: number; card: Card; hand: string; revision?: bigint }[],
   verdict: VerdictBuilder,
 ): void {
   const stream = streams.round(examined.roundId);
+  const shoeStream = streams.shoe(parseRoundId(examined.roundId).shoeId);
+  /** Whether the chain check found this event's stored hash wrong: the likely edited side. */
+  const edited = (at: string, revision: bigint | undefined): boolean =>
+    revision !== undefined &&
+    verdict.findings.some(
+      (f) => f.code === 'EVENT_EDITED' && f.stream === at && f.revision === String(revision),
+    );
   const count = Math.max(examined.cards.length, shoeCards.length);
   for (let index = 0; index < count; index++) {
     const dealt = examined.cards[index];
@@ -354,10 +361,21 @@ export function compareCards(
       verdict.pass('streams-agree');
       continue;
     }
+    // Named on the side whose stored hash no longer matches, when only one does.
+    const onShoe =
+      drawn !== undefined &&
+      edited(shoeStream, drawn.revision) &&
+      !edited(stream, dealt === undefined ? undefined : BigInt(dealt.revision));
     verdict.fail(
       'streams-agree',
       'STREAMS_DISAGREE',
-      { stream, revision: dealt?.revision ?? null, type: dealt === undefined ? null : 'CardDealt' },
+      onShoe
+        ? { stream: shoeStream, revision: drawn.revision ?? null, type: 'CardsDrawn' }
+        : {
+            stream,
+            revision: dealt?.revision ?? null,
+            type: dealt === undefined ? null : 'CardDealt',
+          },
       dealt === undefined
         ? `the shoe handed the round a card (${expected}) the round never recorded`
         : drawn === undefined

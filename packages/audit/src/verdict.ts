@@ -125,6 +125,14 @@ export const verdictSchema = z.object({
   findings: z.array(findingSchema),
   /** What the auditor saw but does not judge: events recorded after a close, unknown types. */
   notes: z.array(z.string()),
+  /**
+   * The index in `findings` of the likely tampered record, which the report leads with: the
+   * first event whose stored hash does not match its content, else the first other break of a
+   * chain or of a published checkpoint, else the first disagreement between streams, else the
+   * first finding. The other findings are mostly what the rules recompute from it. Null when
+   * there is no finding.
+   */
+  cause: z.number().int().nullable(),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 
@@ -209,6 +217,24 @@ export class VerdictBuilder {
       checks: results,
       findings: [...this.findings],
       notes: [...this.notes],
+      cause: causeOf(this.findings),
     };
   }
+}
+
+/** Which finding a report leads with (see `Verdict.cause`). */
+function causeOf(findings: readonly Finding[]): number | null {
+  if (findings.length === 0) return null;
+  const tests: ((f: Finding) => boolean)[] = [
+    (f) => f.check === 'hash-chain' && f.code === 'EVENT_EDITED',
+    (f) => f.check === 'hash-chain',
+    (f) => f.check === 'anchored' || f.check === 'published',
+    (f) => f.code === 'STREAMS_DISAGREE',
+    (f) => f.check === 'digest',
+  ];
+  for (const test of tests) {
+    const index = findings.findIndex(test);
+    if (index >= 0) return index;
+  }
+  return 0;
 }

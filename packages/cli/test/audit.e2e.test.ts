@@ -245,6 +245,11 @@ describe('casino export and verify', () => {
         `PAYOUT_MISMATCH round-solo.1.1@${settled.revision}`,
       ]),
     );
+    // Read by a person, the report leads with the edited event.
+    const text = await casino(['verify', tampered]);
+    expect(text.stdout).toContain(
+      `Likely tampered: [hash-chain] EVENT_EDITED round-solo.1.1@${settled.revision} (RoundSettled)`,
+    );
   });
 
   it('compares a file and the store with the commitment and digest the operator published', async () => {

@@ -13,6 +13,17 @@ import { textTable } from '../format.js';
 
 const MARK = { pass: '✓', fail: '✗', skip: '-' } as const;
 
+/** One finding: check, code, the event at fault, what was wrong, expected and found. */
+function findingText(f: Verdict['findings'][number]): string {
+  const where =
+    f.stream === null ? '' : ` ${f.stream}${f.revision === null ? '' : `@${f.revision}`}`;
+  const values =
+    f.expected !== null || f.found !== null
+      ? `\n      expected ${f.expected ?? '(nothing)'}, found ${f.found ?? '(nothing)'}`
+      : '';
+  return `[${f.check}] ${f.code}${where}${f.eventType ? ` (${f.eventType})` : ''}: ${f.message}${values}`;
+}
+
 /** The verdict's first line: never "every check passed" while a check was skipped. */
 export function verdictHeadline(verdict: Verdict): string {
   if (!verdict.ok) return `FAILED: ${verdict.findings.length} finding(s)`;
@@ -36,25 +47,32 @@ export function verdictText(verdict: Verdict): string {
         `  ${MARK[c.status]} ${c.check.padEnd(16)} ${c.title}${c.status === 'skip' && c.detail ? ` (skipped: ${c.detail})` : ''}`,
     ),
   ];
-  if (verdict.findings.length > 0) lines.push('', 'Findings:');
-  for (const f of verdict.findings) {
-    const where =
-      f.stream === null ? '' : ` ${f.stream}${f.revision === null ? '' : `@${f.revision}`}`;
-    lines.push(
-      `  ✗ [${f.check}] ${f.code}${where}${f.eventType ? ` (${f.eventType})` : ''}: ${f.message}`,
-    );
-    if (f.expected !== null || f.found !== null)
-      lines.push(`      expected ${f.expected ?? '(nothing)'}, found ${f.found ?? '(nothing)'}`);
+  const cause = verdict.cause === null ? undefined : verdict.findings[verdict.cause];
+  if (cause !== undefined) {
+    lines.push('', `Likely tampered: ${findingText(cause)}`);
+    if (verdict.findings.length > 1)
+      lines.push(
+        '',
+        `${verdict.findings.length - 1} other finding(s), most recomputed from it (fix or explain it first):`,
+      );
   }
+  for (const f of verdict.findings) if (f !== cause) lines.push(`  ✗ ${findingText(f)}`);
   if (verdict.notes.length > 0) lines.push('', 'Notes:', ...verdict.notes.map((n) => `  ${n}`));
   return `${lines.join('\n')}\n`;
 }
 
 export function roundText(audit: RoundAudit): string {
+  // What a finding names is shown marked wherever it appears: the record is not taken as fact.
+  const suspect = new Set(
+    audit.verdict.findings.map((f) => `${f.stream ?? ''}@${f.revision ?? ''}`),
+  );
+  const roundStream = `round-${audit.roundId}`;
+  const mark = (stream: string, revision: string) =>
+    suspect.has(`${stream}@${revision}`) ? ' ⚠' : '';
   const hand = (side: 'player' | 'banker') => {
     const cards = audit.cards
       .filter((c) => c.hand === side)
-      .map((c) => `${c.card}@${c.shoePosition}`)
+      .map((c) => `${c.card}@${c.shoePosition}${mark(roundStream, c.revision)}`)
       .join(' ');
     const total = audit.result?.[side].total;
     return `  ${side === 'player' ? 'Player' : 'Banker'}${total === undefined ? '' : ` ${total}`}: ${cards || '(no cards)'}`;
@@ -120,6 +138,7 @@ export function roundText(audit: RoundAudit): string {
           ]),
         ).trimEnd(),
     '',
+    ...(suspect.size > 0 ? ['(⚠ marks what a finding names: shown as recorded, not as fact)'] : []),
     'Trail:',
     textTable(
       ['when', 'who', 'event', 'what'],
@@ -127,7 +146,7 @@ export function roundText(audit: RoundAudit): string {
         t.occurredAt ?? t.recordedAt,
         t.actor === null ? '-' : `${t.actor.id} (${t.actor.role})`,
         `${t.stream}@${t.revision} ${t.type}`,
-        t.what,
+        `${mark(t.stream, t.revision) === '' ? '' : '⚠ SUSPECT (see findings): '}${t.what}`,
       ]),
     ).trimEnd(),
     '',
