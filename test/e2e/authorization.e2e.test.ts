@@ -184,6 +184,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       playerId: caller.playerId ?? 'amy',
       shoePosition: '0',
       betId: randomUUID(),
+      which: 'latest',
     });
     const bodies: Record<string, unknown> = {
       'POST /v1/tables': { tableId: `authz-new-${n}`, preset: 'live' },
@@ -226,6 +227,21 @@ describe('the authorization matrix: every endpoint x every role and every bad to
         stakes: [{ betId: randomUUID(), amount: 100 }],
       },
       'POST /internal/v1/wallets/:playerId/stakes/:betId/refund': { reason: 'cleared' },
+      // Well formed, signed by nobody: the store is checked against it and fails to verify.
+      'POST /v1/audit/checkpoints/verify': {
+        checkpoint: {
+          format: 'croupier-checkpoint/1',
+          sequence: 1,
+          position: '1',
+          at: new Date().toISOString(),
+          count: 1,
+          changedRoot: 'a'.repeat(64),
+          previous: '0'.repeat(64),
+          head: 'b'.repeat(64),
+          signer: { keyId: '0123456789abcdef', publicKey: `${'A'.repeat(43)}=` },
+          signature: 'AAAA',
+        },
+      },
     };
     const body = bodies[keyOf(endpoint)];
     return { url, body };

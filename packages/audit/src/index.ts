@@ -25,4 +25,6 @@ export {
 export * from './export.js';
 export * from './wallet-evidence.js';
 export * from './wallet-balances.js';
+export * from './wallet-audit.js';
 export * from './significant-events.js';
+export * from './checkpoint.js';

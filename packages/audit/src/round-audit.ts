@@ -1,6 +1,7 @@
 import { explainThirdCards, type Card } from '@croupier/baccarat';
 import { parseRoundId, streams, type Adjustment } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
+import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { verifyStreamChain } from './chain.js';
 import { describeEvent } from './describe.js';
 import { provenanceOf } from './parse.js';
@@ -25,6 +26,8 @@ export interface RoundEvidence {
   readonly wallet?: readonly RecordedEvent[] | null;
   /** The first event of the table's next shoe, when it was shuffled (see `ShoeEvidence`). */
   readonly nextShoe?: RecordedEvent | null;
+  /** A published checkpoint to check the round and shoe streams against (ADR 0024). */
+  readonly anchor?: AnchorEvidence | null;
 }
 
 export const ROUND_CHECKS: readonly CheckId[] = [
@@ -43,6 +46,7 @@ export const ROUND_CHECKS: readonly CheckId[] = [
   'shuffle-order',
   'digest',
   'corrections',
+  'anchored',
 ];
 
 /** Verifies the hash chains of wallet excerpts, one chain per wallet stream. */
@@ -142,6 +146,14 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
     verdict.skip('digest', 'the shoe stream was not supplied');
   }
   if (examined.corrections.length === 0) verdict.skip('corrections', 'no card was corrected');
+  checkAnchor(
+    evidence.anchor,
+    new Map([
+      [roundStream, evidence.round],
+      ...(evidence.shoe ? [[streams.shoe(shoeId), evidence.shoe] as const] : []),
+    ]),
+    verdict,
+  );
 
   const related = [
     ...evidence.round,
@@ -328,10 +340,17 @@ export function checkAgainstOrder(
 /** The round's cards must be the shoe's cards for it: same positions, cards and hands. */
 export function compareCards(
   examined: RoundExamination,
-  shoeCards: readonly { position: number; card: Card; hand: string }[],
+  shoeCards: readonly { position: number; card: Card; hand: string; revision?: bigint }[],
   verdict: VerdictBuilder,
 ): void {
   const stream = streams.round(examined.roundId);
+  const shoeStream = streams.shoe(parseRoundId(examined.roundId).shoeId);
+  /** Whether the chain check found this event's stored hash wrong: the likely edited side. */
+  const edited = (at: string, revision: bigint | undefined): boolean =>
+    revision !== undefined &&
+    verdict.findings.some(
+      (f) => f.code === 'EVENT_EDITED' && f.stream === at && f.revision === String(revision),
+    );
   const count = Math.max(examined.cards.length, shoeCards.length);
   for (let index = 0; index < count; index++) {
     const dealt = examined.cards[index];
@@ -342,10 +361,21 @@ export function compareCards(
       verdict.pass('streams-agree');
       continue;
     }
+    // Named on the side whose stored hash no longer matches, when only one does.
+    const onShoe =
+      drawn !== undefined &&
+      edited(shoeStream, drawn.revision) &&
+      !edited(stream, dealt === undefined ? undefined : BigInt(dealt.revision));
     verdict.fail(
       'streams-agree',
       'STREAMS_DISAGREE',
-      { stream, revision: dealt?.revision ?? null, type: dealt === undefined ? null : 'CardDealt' },
+      onShoe
+        ? { stream: shoeStream, revision: drawn.revision ?? null, type: 'CardsDrawn' }
+        : {
+            stream,
+            revision: dealt?.revision ?? null,
+            type: dealt === undefined ? null : 'CardDealt',
+          },
       dealt === undefined
         ? `the shoe handed the round a card (${expected}) the round never recorded`
         : drawn === undefined

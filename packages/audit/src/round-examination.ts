@@ -51,6 +51,14 @@ export interface RoundExamination {
   readonly wallet: readonly WalletMovement[] | null;
 }
 
+export interface ExamineOptions {
+  /**
+   * Checks the money of this player's bets only: a wallet audit supplies one player's wallet
+   * events, so the other players' bets are not expected to be debited there.
+   */
+  readonly player?: string;
+}
+
 /** What the round's state must be for each event, for the lifecycle findings. */
 const expected: Partial<Record<string, string>> = {
   BetPlaced: 'betting',
@@ -78,6 +86,7 @@ export function examineRound(
   events: readonly RecordedEvent[],
   walletEvents: readonly RecordedEvent[] | null,
   verdict: VerdictBuilder,
+  options: ExamineOptions = {},
 ): RoundExamination {
   const stream = streams.round(roundId);
   const parsed = parseStream(events, roundEventSchema, verdict);
@@ -505,8 +514,12 @@ export function examineRound(
             settledAt: settledBy,
             place:
               opened === null ? null : { tableId: opened.tableId, shiftId: opened.dealer.shiftId },
-            bets: [...bets.values()],
-            released: [...released.values()],
+            bets: [...bets.values()].filter(
+              (state) => options.player === undefined || state.bet.playerId === options.player,
+            ),
+            released: [...released.values()].filter(
+              (release) => options.player === undefined || release.playerId === options.player,
+            ),
             events: walletEvents,
           },
           verdict,

@@ -1,6 +1,7 @@
 import { parseRoundId, parseShoeId, streams } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { verifyStreamChain } from './chain.js';
+import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { checkDigest } from './digest-check.js';
 import { locationOf } from './parse.js';
 import type { RoundSummary, ShoeReplay } from './reports.js';
@@ -26,6 +27,8 @@ export interface ShoeEvidence {
    * is closed before the next one is shuffled, so this shoe must have its ShoeClosed.
    */
   readonly nextShoe?: RecordedEvent | null;
+  /** A published checkpoint to check the shoe and round streams against (ADR 0024). */
+  readonly anchor?: AnchorEvidence | null;
 }
 
 /**
@@ -66,6 +69,7 @@ export const SHOE_CHECKS: readonly CheckId[] = [
   'composition',
   'corrections',
   'published',
+  'anchored',
 ];
 
 /**
@@ -203,6 +207,17 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     verdict,
   );
   checkPublished(evidence, walk, options.published, verdict);
+  checkAnchor(
+    evidence.anchor,
+    new Map([
+      [streams.shoe(shoeId), evidence.shoe],
+      ...evidence.rounds.map(
+        ({ roundId, events }) =>
+          [streams.round(roundId), events] as [string, readonly RecordedEvent[]],
+      ),
+    ]),
+    verdict,
+  );
   const shuffled = walk.shuffled;
   const burn =
     walk.burned.length === 0

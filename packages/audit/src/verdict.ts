@@ -19,6 +19,8 @@ export const CHECKS = {
     "Every settlement line, and every resettlement line after a void or a corrected result, recomputed with the round's paytable equals the recorded one",
   refunds:
     'Rounds voided before settlement and cleared bets refund every stake exactly once (a round voided after settlement is resettled instead)',
+  justified:
+    "Every money movement in the wallet is justified by the game's own record and comes after it: a debit by its open round and its bet, a payout, refund or adjustment by an existing round's settlement, void or resettlement, commission by its settlement and the dealer change that ended the shift, a deposit or withdrawal by an operator",
   debits:
     'Every stake debited is closed by exactly one payout or refund of the recorded amount, and every resettlement line that moves money by exactly one payout adjustment',
   'streams-agree': "The round's cards are the cards its shoe handed it",
@@ -32,11 +34,20 @@ export const CHECKS = {
   corrections: 'Every card correction is recorded in both streams, with who and why',
   published:
     'The commitment and the digest equal the values the operator published when the shoe was shuffled and closed',
+  anchored:
+    'Every stream a signed checkpoint covers still holds, at the revision it recorded, the hash it recorded, and the notary stream recomputes to its signed heads',
   'export-file':
     'The file is an export as Croupier writes it: its instructions are the published ones, each stream is listed once, nothing else is added',
 } as const;
 
 export type CheckId = keyof typeof CHECKS;
+
+/**
+ * Checks that only values published outside the store can run (a commitment, a digest, a signed
+ * checkpoint): skipped, they leave a consistent rewrite of the whole record possible, so a report
+ * never calls the record verified without saying so.
+ */
+export const NEEDS_PUBLISHED_VALUES: ReadonlySet<CheckId> = new Set(['published', 'anchored']);
 export const CHECK_IDS = Object.keys(CHECKS) as [CheckId, ...CheckId[]];
 export const checkIdSchema = z.enum(CHECK_IDS);
 
@@ -78,6 +89,9 @@ export const FINDING_CODES = [
   'COMPOSITION_EXCEEDED',
   'CORRECTION_INVALID',
   'LIFECYCLE_VIOLATION',
+  'MOVEMENT_UNJUSTIFIED',
+  'CHECKPOINT_INVALID',
+  'ANCHOR_MISMATCH',
   'EXPORT_INVALID',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
@@ -111,6 +125,14 @@ export const verdictSchema = z.object({
   findings: z.array(findingSchema),
   /** What the auditor saw but does not judge: events recorded after a close, unknown types. */
   notes: z.array(z.string()),
+  /**
+   * The index in `findings` of the likely tampered record, which the report leads with: the
+   * first event whose stored hash does not match its content, else the first other break of a
+   * chain or of a published checkpoint, else the first disagreement between streams, else the
+   * first finding. The other findings are mostly what the rules recompute from it. Null when
+   * there is no finding.
+   */
+  cause: z.number().int().nullable(),
 });
 export type Verdict = z.infer<typeof verdictSchema>;
 
@@ -195,6 +217,24 @@ export class VerdictBuilder {
       checks: results,
       findings: [...this.findings],
       notes: [...this.notes],
+      cause: causeOf(this.findings),
     };
   }
+}
+
+/** Which finding a report leads with (see `Verdict.cause`). */
+function causeOf(findings: readonly Finding[]): number | null {
+  if (findings.length === 0) return null;
+  const tests: ((f: Finding) => boolean)[] = [
+    (f) => f.check === 'hash-chain' && f.code === 'EVENT_EDITED',
+    (f) => f.check === 'hash-chain',
+    (f) => f.check === 'anchored' || f.check === 'published',
+    (f) => f.code === 'STREAMS_DISAGREE',
+    (f) => f.check === 'digest',
+  ];
+  for (const test of tests) {
+    const index = findings.findIndex(test);
+    if (index >= 0) return index;
+  }
+  return 0;
 }

@@ -126,13 +126,14 @@ export function explainThirdCards(
   const playerTwo = handTotal(player.slice(0, 2));
   const bankerTwo = handTotal(banker.slice(0, 2));
   if (isNaturalTotal(playerTwo) || isNaturalTotal(bankerTwo)) {
-    const who = isNaturalTotal(playerTwo)
-      ? `Player natural ${playerTwo}`
-      : `Banker natural ${bankerTwo}`;
-    const reason = `${who}: both hands stand`;
+    // Each hand's line says which hand holds the natural: its own, or the other's.
+    const standsOn = (hand: 'Player' | 'Banker', own: number, other: number): string =>
+      isNaturalTotal(own)
+        ? `${hand} natural ${own}: stands`
+        : `${hand} ${own} stands: ${hand === 'Player' ? 'Banker' : 'Player'} natural ${other}`;
     return [
-      { hand: 'player', draws: false, reason },
-      { hand: 'banker', draws: false, reason },
+      { hand: 'player', draws: false, reason: standsOn('Player', playerTwo, bankerTwo) },
+      { hand: 'banker', draws: false, reason: standsOn('Banker', bankerTwo, playerTwo) },
     ];
   }
   const decisions: ThirdCardDecision[] = [];

@@ -96,9 +96,15 @@ describe('third-card rule', () => {
     expect(explainThirdCards(cardsOf('AC 3D 8H'), cardsOf('2S 3S'))[1]!.reason).toBe(
       "Banker 5 stands: Player's third card was 8",
     );
-    expect(explainThirdCards(cardsOf('9C KD'), cardsOf('2S 3S'))[0]!.reason).toBe(
-      'Player natural 9: both hands stand',
-    );
+    // A natural is named once per hand, saying whose it is.
+    expect(explainThirdCards(cardsOf('9C KD'), cardsOf('2S 3S')).map((d) => d.reason)).toEqual([
+      'Player natural 9: stands',
+      'Banker 5 stands: Player natural 9',
+    ]);
+    expect(explainThirdCards(cardsOf('4C 3D'), cardsOf('9S KS')).map((d) => d.reason)).toEqual([
+      'Player 7 stands: Banker natural 9',
+      'Banker natural 9: stands',
+    ]);
   });
 });
 

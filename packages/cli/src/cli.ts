@@ -1,6 +1,7 @@
 import { analyzeCommand } from './commands/analyze.js';
 import { auditCommand } from './commands/audit.js';
 import { busCommand } from './commands/bus.js';
+import { checkpointCommand } from './commands/checkpoint.js';
 import { exportCommand } from './commands/export-shoe.js';
 import { rebuildCommand } from './commands/rebuild.js';
 import { reconcileCommand } from './commands/reconcile.js';
@@ -21,6 +22,7 @@ export const COMMANDS: readonly Command[] = [
   replayCommand,
   exportCommand,
   verifyCommand,
+  checkpointCommand,
   rebuildCommand,
   busCommand,
 ];

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { publishedCheckpointSchema, type PublishedCheckpoint } from '@croupier/audit';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { UsageError } from './io.js';
 
@@ -47,4 +49,46 @@ export function publishedOptions(values: {
   const commitment = hex('commitment', values.commitment);
   const digest = hex('digest', values.digest);
   return commitment === null && digest === null ? null : { commitment, digest };
+}
+
+/**
+ * A checkpoint the operator published (`casino checkpoint --out FILE` wrote it), read from a file
+ * for --checkpoint, with the key id the operator published (--key-id), if given.
+ */
+export async function checkpointOption(values: {
+  checkpoint?: string | undefined;
+  'key-id'?: string | undefined;
+}): Promise<{ published: PublishedCheckpoint; keyId?: string } | null> {
+  const keyId = values['key-id'];
+  if (keyId !== undefined && !/^[0-9a-f]{16}$/.test(keyId))
+    throw new UsageError(`--key-id must be 16 lowercase hex digits, got "${keyId}"`);
+  const file = values.checkpoint;
+  if (file === undefined) {
+    if (keyId !== undefined) throw new UsageError('--key-id goes with --checkpoint FILE');
+    return null;
+  }
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new UsageError(
+      `${file} is not JSON: give a checkpoint as \`casino checkpoint\` prints it`,
+    );
+  }
+  const parsed = publishedCheckpointSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(
+      `${file} is not a published checkpoint: ${issue?.path.join('.') || '(top)'} ${issue?.message ?? ''}`.trim(),
+    );
+  }
+  return { published: parsed.data, ...(keyId === undefined ? {} : { keyId }) };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RoundAudit, ShoeReplay } from '@croupier/audit';
+import type { RoundAudit, ShoeReplay, WalletAudit } from '@croupier/audit';
 import { DomainError, presetConfig, type CommandContext, type Role } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System } from '@croupier/gateway';
@@ -122,6 +122,7 @@ beforeAll(async () => {
   const system = await startSystem(store);
   await play(system, 2);
   balances['alice'] = (await system.wallets.getWallet('alice')).balance;
+  await system.notary.checkpoint();
   await system.stop();
   await store.close();
 }, 120_000);
@@ -140,7 +141,11 @@ describe('casino audit round', () => {
     expect(stdout).toMatch(
       /alice \(player\)\s+round-solo\.1\.1@\d+ BetPlaced\s+alice bet 1000 on banker/,
     );
-    expect(stdout).toContain('VERIFIED: every check passed');
+    // Verified, but never "every check passed" while a checkpoint could still tell more.
+    expect(stdout).toContain(
+      'VERIFIED, except what only published values can show: anchored (no published checkpoint was given (--checkpoint FILE)',
+    );
+    expect(stdout).not.toContain('every check passed');
   });
 
   it('prints the report as JSON with --json', async () => {
@@ -162,13 +167,40 @@ describe('casino audit round', () => {
   });
 });
 
+describe('casino audit wallet', () => {
+  it("prints every movement of a player's wallet with what justifies it, and exits 0", async () => {
+    const { code, stdout } = await casino(['audit', 'wallet', 'alice']);
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Wallet alice \(wallet-alice\): \d+ movement\(s\) over 2 round\(s\)/);
+    expect(stdout).toMatch(/FundsDeposited\s+\+1000000\s+-\s+-\s+operator olga, reference cli-1/);
+    expect(stdout).toMatch(/PayoutCredited .* round-solo\.1\.1@\d+ RoundSettled\s+justified/);
+    expect(stdout).toMatch(/^VERIFIED, except what only published values can show: anchored/m);
+  });
+
+  it('answers JSON whose movements add up to the balance, and names a wallet that does not exist', async () => {
+    const { code, stdout } = await casino(['audit', 'wallet', 'alice', '--json']);
+    expect(code).toBe(0);
+    const audit = JSON.parse(stdout) as WalletAudit;
+    expect(audit.balance).toBe(balances['alice']);
+    expect(audit.movements.reduce((sum, m) => sum + m.effect, 0)).toBe(balances['alice']);
+    const missing = await casino(['audit', 'wallet', 'nobody']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no wallet "nobody"');
+    const bad = await casino(['audit', 'wallet', 'no body']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/"no body" is not a player id/);
+  });
+});
+
 describe('casino replay shoe', () => {
   it('replays a closed shoe, drawing progress on a terminal', async () => {
     const { code, stdout, stderr } = await casino(['replay', 'shoe', 'solo.1'], true);
     expect(code).toBe(0);
     expect(stderr).toMatch(/\[#+\] 100% .* streams replayed/);
     expect(stdout).toMatch(/^Shoe solo\.1 \(closed\): 1 deck\(s\), rng, every-round/);
-    expect(stdout).toContain('VERIFIED: every check passed');
+    expect(stdout).toMatch(
+      /^VERIFIED, except what only published values can show: published \(.*\); anchored/m,
+    );
   });
 
   it('prints a JSON report for machines, without progress off a terminal', async () => {
@@ -188,7 +220,7 @@ describe('casino export and verify', () => {
     expect(exported.stderr).toContain(`verify it with: casino verify ${file}`);
     const verified = await casino(['verify', file]);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toContain('VERIFIED: every check passed');
+    expect(verified.stdout).toMatch(/^VERIFIED, except what only published values can show/m);
 
     const content = JSON.parse(await readFile(file, 'utf8')) as {
       rounds: {
@@ -212,6 +244,11 @@ describe('casino export and verify', () => {
         `EVENT_EDITED round-solo.1.1@${settled.revision}`,
         `PAYOUT_MISMATCH round-solo.1.1@${settled.revision}`,
       ]),
+    );
+    // Read by a person, the report leads with the edited event.
+    const text = await casino(['verify', tampered]);
+    expect(text.stdout).toContain(
+      `Likely tampered: [hash-chain] EVENT_EDITED round-solo.1.1@${settled.revision} (RoundSettled)`,
     );
   });
 
@@ -264,6 +301,47 @@ describe('casino export and verify', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/not a Croupier shoe export/);
     expect((await casino(['verify', join(dataDir, 'missing.json')])).code).toBe(2);
+  });
+});
+
+describe('casino checkpoint and verify --checkpoint', () => {
+  it('writes the signed checkpoint to publish, and checks the store and an audit against it', async () => {
+    const file = join(dataDir, 'checkpoint-1.json');
+    const printed = await casino(['checkpoint', 'latest', '--out', file]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/^Checkpoint 1 at .*: covers the log up to position \d+/);
+    const published = JSON.parse(await readFile(file, 'utf8')) as { signer: { keyId: string } };
+    const keyId = published.signer.keyId;
+    expect(printed.stdout).toContain(`signed by  key ${keyId}`);
+
+    const verified = await casino(['verify', '--checkpoint', file, '--key-id', keyId]);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toMatch(/stream head\(s\) checked/);
+    expect(verified.stdout).toContain('VERIFIED: every check passed');
+    const audited = await casino(['audit', 'round', 'solo.1.1', '--checkpoint', file]);
+    expect(audited.code).toBe(0);
+    expect(audited.stdout).not.toContain('except');
+    expect(audited.stdout).toMatch(/✓ anchored/);
+
+    const otherKey = await casino(['verify', '--checkpoint', file, '--key-id', '0123456789abcdef']);
+    expect(otherKey.code).toBe(1);
+    expect(otherKey.stdout).toContain(
+      `signed by key ${keyId}, not the operator's key 0123456789abcdef`,
+    );
+  });
+
+  it('names a checkpoint file that is not one, a bad key id and a checkpoint not recorded', async () => {
+    const file = join(dataDir, 'not-a-checkpoint.json');
+    await writeFile(file, JSON.stringify({ format: 'croupier-checkpoint/1', sequence: 1 }));
+    const bad = await casino(['verify', '--checkpoint', file]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/is not a published checkpoint: position/);
+    const key = await casino(['verify', '--checkpoint', file, '--key-id', 'XYZ']);
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('--key-id must be 16 lowercase hex digits');
+    const missing = await casino(['checkpoint', '7']);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no checkpoint 7');
   });
 });
 
@@ -324,8 +402,31 @@ describe('while a gateway holds the embedded store', () => {
       const audited = await casino(['audit', 'round', 'solo.1.1', '--json', '--url', url]);
       expect(audited.code).toBe(0);
       expect((JSON.parse(audited.stdout) as RoundAudit).verdict.ok).toBe(true);
+      const wallet = await casino(['audit', 'wallet', 'alice', '--json', '--url', url]);
+      expect(wallet.code).toBe(0);
+      expect((JSON.parse(wallet.stdout) as WalletAudit).balance).toBe(balances['alice']);
       const replayed = await casino(['replay', 'shoe', 'solo.2', '--url', url]);
       expect(replayed.code).toBe(0);
+      // Published values are compared over the API too: a wrong digest fails the replay.
+      const wrongDigest = await casino([
+        'replay',
+        'shoe',
+        'solo.2',
+        '--url',
+        url,
+        '--digest',
+        'a'.repeat(64),
+        '--json',
+      ]);
+      expect(wrongDigest.code).toBe(1);
+      expect((JSON.parse(wrongDigest.stdout) as ShoeReplay).verdict.findings[0]?.code).toBe(
+        'DIGEST_MISMATCH',
+      );
+      const checkpointFile = join(dataDir, 'via-api-checkpoint.json');
+      expect((await casino(['checkpoint', '--url', url, '--out', checkpointFile])).code).toBe(0);
+      const anchored = await casino(['verify', '--checkpoint', checkpointFile, '--url', url]);
+      expect(anchored.code).toBe(0);
+      expect(anchored.stdout).toContain('VERIFIED: every check passed');
       const file = join(dataDir, 'via-api.json');
       expect((await casino(['export', 'shoe', 'solo.2', '--out', file, '--url', url])).code).toBe(
         0,

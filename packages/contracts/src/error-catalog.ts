@@ -40,6 +40,11 @@ const descriptions = {
     meaning: 'The player has no wallet yet: nothing was ever deposited.',
     example: 'the wallet has no funds yet: deposit first',
   },
+  CHECKPOINT_NOT_FOUND: {
+    meaning:
+      'The notary has recorded no checkpoint with this sequence number (or none yet: the first is recorded one CHECKPOINT_INTERVAL_MS after the first event).',
+    example: 'no checkpoint 12: the last is 9',
+  },
   NOT_FOUND: {
     meaning: 'No route answers this method and path.',
     example: 'no route GET /v1/tabels',

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   SHOE_NOT_FOUND: 404,
   ROUND_NOT_FOUND: 404,
   WALLET_NOT_FOUND: 404,
+  CHECKPOINT_NOT_FOUND: 404,
   NOT_FOUND: 404,
   ALREADY_EXISTS: 409,
   /** The same bet (same bet id, same player and stake) submitted again: the first one stands. */

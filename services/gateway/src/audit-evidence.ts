@@ -1,8 +1,10 @@
 import {
   isWalletEventOf,
   ROUND_WALLET_EVENT_TYPES,
+  walletEventsByRound,
   type RoundEvidence,
   type ShoeEvidence,
+  type WalletEvidence,
 } from '@croupier/audit';
 import { parseRoundId, parseShoeId, roundIdOf, streams } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
@@ -10,35 +12,66 @@ import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 const PAGE = 1000;
 
 /**
- * The wallet events of these rounds: debits, payouts, refunds and accrued commission. They can
- * only follow the rounds' first event, so the global log is read from there, filtered to those
- * event types, which also finds debits whose bet never reached its round.
+ * The wallet events of these rounds: debits, payouts, refunds and accrued commission, wherever
+ * they stand in the log. The whole wallet stream of every player the rounds name is read (a
+ * movement placed before its round, which no honest append can produce, is still found and named
+ * by its position); then the log from the rounds' first event on, filtered to those event types,
+ * finds the movements of players the rounds do not name (a debit whose bet never reached its
+ * round). `from` undefined reads the whole log (a round known only by its wallet movements).
  */
 async function walletEventsOf(
   store: EventStore,
   roundIds: ReadonlySet<string>,
+  rounds: readonly (readonly RecordedEvent[])[],
   from: RecordedEvent | undefined,
   ofShoe: string | null = null,
 ): Promise<RecordedEvent[]> {
-  if (from === undefined) return [];
-  const found: RecordedEvent[] = [];
+  const found = new Map<string, RecordedEvent>();
   const betIds = new Set<string>();
-  let after = from.position > 0n ? from.position - 1n : undefined;
+  const keep = (event: RecordedEvent): void => {
+    if (!isWalletEventOf(event, roundIds, betIds) && !namesRoundOf(event, ofShoe)) return;
+    found.set(event.id, event);
+    const betId = (event.data as { betId?: unknown }).betId;
+    if (typeof betId === 'string') betIds.add(betId);
+  };
+  for (const playerId of playersNamedBy(rounds)) {
+    // Twice: a movement that names only its bet (commission accrued) is recognised by the debit
+    // that names the round, even when it was placed before that debit.
+    const wallet = await store.readStream(streams.wallet(playerId));
+    for (const event of wallet) keep(event);
+    for (const event of wallet) keep(event);
+  }
+  let after = from === undefined ? undefined : from.position > 0n ? from.position - 1n : undefined;
   for (;;) {
     const page = await store.readAll({
       ...(after === undefined ? {} : { after }),
       limit: PAGE,
       filter: { streamPrefix: 'wallet-', eventTypes: [...ROUND_WALLET_EVENT_TYPES] },
     });
-    for (const event of page) {
-      if (!isWalletEventOf(event, roundIds, betIds) && !namesRoundOf(event, ofShoe)) continue;
-      found.push(event);
-      const betId = (event.data as { betId?: unknown }).betId;
-      if (typeof betId === 'string') betIds.add(betId);
-    }
-    if (page.length < PAGE) return found;
+    for (const event of page) keep(event);
+    if (page.length < PAGE) break;
     after = page.at(-1)!.position;
   }
+  return [...found.values()].sort((a, b) =>
+    a.position < b.position ? -1 : a.position > b.position ? 1 : 0,
+  );
+}
+
+/** The players whose bets, releases or refunds the round streams record. */
+function playersNamedBy(rounds: readonly (readonly RecordedEvent[])[]): Set<string> {
+  const players = new Set<string>();
+  for (const events of rounds) {
+    for (const event of events) {
+      const data = event.data as { playerId?: unknown; lines?: unknown; adjustments?: unknown };
+      if (typeof data.playerId === 'string') players.add(data.playerId);
+      for (const list of [data.lines, data.adjustments]) {
+        if (!Array.isArray(list)) continue;
+        for (const line of list as { playerId?: unknown }[])
+          if (typeof line.playerId === 'string') players.add(line.playerId);
+      }
+    }
+  }
+  return players;
 }
 
 /**
@@ -95,8 +128,15 @@ export async function loadRoundEvidence(
   const shoe = await store.readStream(streams.shoe(shoeId));
   // A round whose stream is gone is still audited when its shoe names it (it handed it cards,
   // its digest sealed it): the audit says the stream is missing, and shows what is left of it.
-  if (round.length === 0 && !roundsNamedBy(shoe).includes(roundId)) return null;
-  const wallet = await walletEventsOf(store, new Set([roundId]), round[0] ?? shoe[0]);
+  if (round.length === 0 && !roundsNamedBy(shoe).includes(roundId)) {
+    // Not played, as far as the game's streams know: but a wallet movement naming it is a
+    // forgery the audit must show, so the whole log is searched for one.
+    if (shoe.length > 0) return null;
+    const wallet = await walletEventsOf(store, new Set([roundId]), [], undefined);
+    if (wallet.length === 0) return null;
+    return { roundId, round, shoe, wallet, nextShoe: null };
+  }
+  const wallet = await walletEventsOf(store, new Set([roundId]), [round], round[0] ?? shoe[0]);
   const nextShoe = await nextShoeOf(store, shoeId);
   return { roundId, round, shoe, wallet, nextShoe };
 }
@@ -112,7 +152,12 @@ export async function loadShoeEvidence(
   onRound?: (roundsRead: number) => void,
 ): Promise<ShoeEvidence | null> {
   const shoe = await store.readStream(streams.shoe(shoeId));
-  if (shoe.length === 0) return null;
+  if (shoe.length === 0) {
+    // Never shuffled: but a wallet movement naming one of its rounds is a forgery to show.
+    const wallet = await walletEventsOf(store, new Set(), [], undefined, shoeId);
+    if (wallet.length === 0) return null;
+    return { shoeId, shoe, rounds: [], wallet, nextShoe: null };
+  }
   const rounds: { roundId: string; events: RecordedEvent[] }[] = [];
   for (let number = 1; ; number++) {
     const roundId = roundIdOf(shoeId, number);
@@ -130,9 +175,42 @@ export async function loadShoeEvidence(
   const wallet = await walletEventsOf(
     store,
     new Set(rounds.map((r) => r.roundId)),
+    rounds.map((r) => r.events),
     shoe[0],
     shoeId,
   );
   const nextShoe = await nextShoeOf(store, shoeId);
   return { shoeId, shoe, rounds, wallet, nextShoe };
+}
+
+/**
+ * Reads what a wallet audit needs: the player's whole wallet stream, every round stream its
+ * movements name (a round that is not in the store is listed with no events), and the table
+ * streams whose dealer changes its commission collections name. Null when the wallet has no events.
+ */
+export async function loadWalletEvidence(
+  store: EventStore,
+  playerId: string,
+): Promise<WalletEvidence | null> {
+  const wallet = await store.readStream(streams.wallet(playerId));
+  if (wallet.length === 0) return null;
+  const rounds = new Map<string, RecordedEvent[]>();
+  for (const roundId of walletEventsByRound(wallet).keys()) {
+    let events: RecordedEvent[] = [];
+    try {
+      parseRoundId(roundId);
+      events = await store.readStream(streams.round(roundId));
+    } catch {
+      // Not even a round id: no round stream can justify it.
+    }
+    rounds.set(roundId, events);
+  }
+  const tables = new Map<string, RecordedEvent[]>();
+  for (const event of wallet) {
+    if (event.type !== 'CommissionCollected') continue;
+    const tableId = (event.data as { tableId?: unknown }).tableId;
+    if (typeof tableId !== 'string' || tables.has(tableId)) continue;
+    tables.set(tableId, await store.readStream(streams.table(tableId)));
+  }
+  return { playerId, wallet, rounds, tables };
 }

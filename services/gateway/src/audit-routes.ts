@@ -1,5 +1,8 @@
 import {
   auditRound,
+  auditWallet,
+  checkpointVerificationSchema,
+  publishedCheckpointSchema,
   exportShoe,
   replayShoe,
   roundAuditSchema,
@@ -8,6 +11,7 @@ import {
   significantEventOf,
   significantEventSchema,
   SIGNIFICANT_EVENT_TYPES,
+  walletAuditSchema,
   type SignificantEvent,
 } from '@croupier/audit';
 import {
@@ -20,12 +24,14 @@ import {
 } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import { z } from 'zod';
-import { loadRoundEvidence, loadShoeEvidence } from './audit-evidence.js';
+import { loadRoundEvidence, loadShoeEvidence, loadWalletEvidence } from './audit-evidence.js';
+import { loadCheckpoint, verifyCheckpoint } from './checkpoint-evidence.js';
 import { consoleRoutes } from './console-routes.js';
 import { gameRecallCsv } from './game-recall-csv.js';
 import type { System } from './system.js';
 
 const REGULATORS = ['regulator', 'operator'] as const;
+const hexSchema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits');
 const PAGE = 1000;
 
 /**
@@ -57,6 +63,26 @@ export function auditRoutes(app: HttpApp, system: System): void {
   );
 
   app.get(
+    '/v1/audit/wallets/:playerId',
+    {
+      config: { roles: ['regulator', 'operator', 'supervisor'], problems: ['WALLET_NOT_FOUND'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          "A player's wallet audited from its first movement: each deposit, withdrawal, debit, payout, refund, adjustment and commission with the record that justifies it, and a verdict naming every movement nothing justifies or that comes before what justifies it",
+        params: z.object({ playerId: playerIdSchema }),
+        response: { 200: walletAuditSchema },
+      },
+    },
+    async (request) => {
+      const evidence = await loadWalletEvidence(system.store, request.params.playerId);
+      if (evidence === null)
+        throw new DomainError('WALLET_NOT_FOUND', `no wallet "${request.params.playerId}"`);
+      return auditWallet(evidence);
+    },
+  );
+
+  app.get(
     '/v1/audit/shoes/:shoeId/replay',
     {
       config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },
@@ -65,10 +91,74 @@ export function auditRoutes(app: HttpApp, system: System): void {
         summary:
           'Replays a shoe from its events alone: seed and commitment, burn, cut card, every card, every round and payout, hash chains and the ShoeClosed digest',
         params: z.object({ shoeId: shoeIdSchema }),
+        querystring: z.strictObject({
+          commitment: hexSchema
+            .optional()
+            .describe('The commitment the operator published when the shoe was shuffled'),
+          digest: hexSchema
+            .optional()
+            .describe('The digest the operator published when the shoe closed'),
+        }),
         response: { 200: shoeReplaySchema },
       },
     },
-    async (request) => replayShoe(await shoeEvidence(system, request.params.shoeId)),
+    async (request) => {
+      const { commitment, digest } = request.query;
+      return replayShoe(await shoeEvidence(system, request.params.shoeId), {
+        published: {
+          ...(commitment === undefined ? {} : { commitment }),
+          ...(digest === undefined ? {} : { digest }),
+        },
+      });
+    },
+  );
+
+  app.get(
+    '/v1/audit/checkpoints/:which',
+    {
+      config: { roles: REGULATORS, problems: ['CHECKPOINT_NOT_FOUND'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'A signed checkpoint of every stream head, as the operator publishes it (`latest`, or by sequence number): the head that commits to all history, its signature and the key that made it',
+        params: z.object({
+          which: z.union([z.literal('latest'), z.coerce.number().int().positive()]),
+        }),
+        response: { 200: publishedCheckpointSchema },
+      },
+    },
+    async (request) => {
+      const { which } = request.params;
+      const found = await loadCheckpoint(system.store, which);
+      if (found === null)
+        throw new DomainError(
+          'CHECKPOINT_NOT_FOUND',
+          which === 'latest' ? 'no checkpoint recorded yet' : `no checkpoint ${which}`,
+        );
+      return found;
+    },
+  );
+
+  app.post(
+    '/v1/audit/checkpoints/verify',
+    {
+      config: { roles: REGULATORS, problems: [] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'Checks the whole store against a checkpoint the operator published: the notary stream must lead to its signed head, and every stream head it recorded must still hold the recorded hash',
+        body: z.strictObject({
+          checkpoint: publishedCheckpointSchema,
+          keyId: z
+            .string()
+            .regex(/^[0-9a-f]{16}$/)
+            .optional()
+            .describe('The key id the operator published: the checkpoint must be signed with it'),
+        }),
+        response: { 200: checkpointVerificationSchema },
+      },
+    },
+    async (request) => verifyCheckpoint(system.store, request.body.checkpoint, request.body.keyId),
   );
 
   app.get(

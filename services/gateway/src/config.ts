@@ -33,6 +33,16 @@ const gatewayShape = {
    * across restarts (services/round bet-workflow.ts).
    */
   ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+  /**
+   * How often the notary records a signed checkpoint of every stream head that moved (ADR 0024).
+   * 0 records none (a deployment where another gateway process is the notary).
+   */
+  CHECKPOINT_INTERVAL_MS: z.coerce.number().int().min(0).max(86_400_000).default(60_000),
+  /**
+   * Secret the checkpoints' Ed25519 signing key is derived from, >= 32 characters. Default: derived
+   * from SHOE_SEED_KEY under a label of its own.
+   */
+  CHECKPOINT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ...walletEnvironmentShape,
 };
 

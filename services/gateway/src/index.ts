@@ -7,3 +7,5 @@ export * from './audit-routes.js';
 export * from './rebuild.js';
 export * from './game-recall-csv.js';
 export * from './metrics.js';
+export * from './notary.js';
+export * from './checkpoint-evidence.js';

@@ -23,6 +23,7 @@ import {
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
+import { CheckpointSigner, Notary } from './notary.js';
 import { PlayerHistory } from './player-history.js';
 
 export interface SystemOptions {
@@ -61,6 +62,8 @@ export class System {
   readonly pending = new PendingDebits();
   readonly commissionLedger = new CommissionLedger();
   readonly tokens: TokenAuthority;
+  /** Anchors the log in signed checkpoints (ADR 0024). */
+  readonly notary: Notary;
   private readonly subscriptions: Subscription[] = [];
   private readonly dealers = new Map<string, AutoDealer>();
   private consumer: SettlementConsumer | null = null;
@@ -88,6 +91,17 @@ export class System {
     this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
     this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
     this.tokens = tokenAuthorityOf(config);
+    this.notary = new Notary(
+      store,
+      this.commands,
+      CheckpointSigner.fromSecret(config.CHECKPOINT_SIGNING_KEY ?? config.SHOE_SEED_KEY),
+      {
+        intervalMs: config.CHECKPOINT_INTERVAL_MS,
+        onError: (error) => {
+          logger.warn({ err: error }, 'notary: checkpoint failed, retrying at the next interval');
+        },
+      },
+    );
   }
 
   static async create(options: SystemOptions): Promise<System> {
@@ -128,6 +142,7 @@ export class System {
       ),
     );
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
+    this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
 
@@ -187,6 +202,7 @@ export class System {
   /** Graceful shutdown: dealers finish their step, subscriptions their event, then pools close. */
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.notary.stop();
     await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
     this.dealers.clear();
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));

@@ -2,19 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { evaluateRound, settleBet, type BetType, type Card } from '@croupier/baccarat';
 import {
   auditRound,
+  auditWallet,
   exportShoe,
   replayShoe,
   verifyExport,
+  type PublishedCheckpoint,
   type PublishedValues,
   type ShoeExport,
   type ShoeReplay,
   type Verdict,
+  type WalletAudit,
 } from '@croupier/audit';
 import { presetConfig, streams, type TableConfig } from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadRoundEvidence, loadShoeEvidence, type System } from '../src/index.js';
+import {
+  anchorOf,
+  loadCheckpoint,
+  loadRoundEvidence,
+  loadShoeEvidence,
+  loadWalletEvidence,
+  verifyCheckpoint,
+  type System,
+} from '../src/index.js';
 import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
 import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
@@ -31,11 +42,22 @@ import { named } from './support/tamper.js';
 let postgres: IsolatedPostgres;
 let store: EventStore;
 let tamper: SqlTamper;
+let checkpoint: PublishedCheckpoint;
+let keyId: string;
 
 /** A shoe of about ten rounds: one deck, the cut card 14 cards from the end. */
 const CONFIG: TableConfig = presetConfig('generic', { decks: 1, cutCard: 14 });
-const CLOSED = ['sealed', 'unclosed', 'phantom', 'erased', 'moved', 'rewritten', 'clean'];
-const OPEN = ['late', 'twice', 'early', 'posted'];
+const CLOSED = [
+  'sealed',
+  'unclosed',
+  'phantom',
+  'erased',
+  'moved',
+  'rewritten',
+  'clean',
+  'payback',
+];
+const OPEN = ['late', 'twice', 'early', 'posted', 'anchored'];
 const playersOf = (tableId: string) => [`${tableId}-a`, `${tableId}-b`] as const;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -107,6 +129,10 @@ beforeAll(async () => {
   const casino = await startCasino(store);
   for (const table of CLOSED) await playTable(casino.system, table);
   for (const table of OPEN) await playTable(casino.system, table, 3);
+  // What the operator publishes: a signed checkpoint of every stream head, after all the play.
+  await casino.system.notary.checkpoint();
+  checkpoint = (await loadCheckpoint(store, 'latest'))!;
+  keyId = checkpoint.signer.keyId;
   await casino.close();
 }, 240_000);
 
@@ -125,6 +151,12 @@ async function audit(roundId: string): Promise<Verdict> {
   const evidence = await loadRoundEvidence(store, roundId);
   if (evidence === null) throw new Error(`no round ${roundId}`);
   return auditRound(evidence).verdict;
+}
+
+async function auditWalletOf(playerId: string): Promise<WalletAudit> {
+  const evidence = await loadWalletEvidence(store, playerId);
+  if (evidence === null) throw new Error(`no wallet ${playerId}`);
+  return auditWallet(evidence);
 }
 
 const revisionOf = (rows: readonly Row[], type: string, nth = 0): number =>
@@ -252,6 +284,155 @@ describe('a round audit after its shoe closed', () => {
     expect(found.some((f) => f.startsWith(`streams-agree/STREAMS_DISAGREE ${stream}@`))).toBe(true);
     // Its players' debits and payouts are still in their wallets.
     expect(result.wallet?.some((m) => m.type === 'StakeDebited')).toBe(true);
+  });
+});
+
+describe('a wallet, from its first movement', () => {
+  it('verifies untouched: every movement justified by its round or its operator', async () => {
+    const [a] = playersOf('clean');
+    const audit = await auditWalletOf(a);
+    expect(named(audit.verdict)).toEqual([]);
+    expect(audit.verdict.ok).toBe(true);
+    expect(audit.movements.filter((m) => m.status !== 'justified')).toEqual([]);
+    expect(audit.movements.every((m) => m.justifiedBy !== null)).toBe(true);
+    const sum = audit.movements.reduce((total, m) => total + m.effect, 0);
+    expect(sum).toBe(audit.balance);
+  });
+
+  it('names a second payout placed before its round, in the round audit, the replay and the wallet audit', async () => {
+    const [a] = playersOf('payback');
+    const wallet = streams.wallet(a);
+    let roundId = '';
+    await tamper.rewrite(wallet, (rows) => {
+      const payout = rows.find(
+        (row) => row.type === 'PayoutCredited' && (row.data['amount'] as number) > 0,
+      )!;
+      roundId = payout.data['roundId'] as string;
+      const deposit = rows[0]!;
+      // The copy takes a global position right after the deposit, before the shoe was
+      // shuffled, and the wallet's chain is recomputed around it: the chain verifies.
+      const forged: Row = {
+        ...structuredClone(payout),
+        id: randomUUID(),
+        xid: deposit.xid,
+        seq: String(BigInt(deposit.seq!) + 1n),
+      };
+      return [deposit, forged, ...rows.slice(1)];
+    });
+    const expected = `debits/POSITION_INVALID ${wallet}@1`;
+    const round = named(await audit(roundId));
+    expect(round.filter((f) => f.startsWith('hash-chain/'))).toEqual([]);
+    expect(round).toContain(expected);
+    expect(round.some((f) => f.startsWith('debits/DEBIT_CLOSED_TWICE'))).toBe(true);
+    expect(named((await replay('payback.1')).verdict)).toContain(expected);
+    const audited = await auditWalletOf(a);
+    expect(named(audited.verdict)).toContain(expected);
+    expect(audited.movements[1]!.status).toBe('suspect');
+  });
+
+  it('names a payout for a round of a shoe never shuffled, and a deposit no operator made', async () => {
+    const [, b] = playersOf('payback');
+    const wallet = streams.wallet(b);
+    await tamper.rewrite(wallet, (rows) => {
+      const payout = rows.find((row) => row.type === 'PayoutCredited')!;
+      const deposit = rows[0]!;
+      return [
+        ...rows,
+        {
+          ...structuredClone(payout),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...payout.data, roundId: 'ghost.1.1', betId: randomUUID(), amount: 50_000 },
+        },
+        {
+          ...structuredClone(deposit),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...deposit.data, reference: 'self-service', amount: 70_000 },
+          metadata: { ...deposit.metadata, actor: { id: b, role: 'player' } },
+        },
+      ];
+    });
+    const last = (await tamper.rows(wallet)).length - 1;
+    const audited = await auditWalletOf(b);
+    expect(named(audited.verdict)).toEqual([
+      `justified/MOVEMENT_UNJUSTIFIED ${wallet}@${last - 1}`,
+      `justified/MOVEMENT_UNJUSTIFIED ${wallet}@${last}`,
+    ]);
+    expect(audited.rounds).toContainEqual({ roundId: 'ghost.1.1', exists: false, movements: 1 });
+    // The round and its shoe are in no stream, yet the audit and the replay show the payout.
+    expect(named(await audit('ghost.1.1'))).toContain(
+      `debits/DEBIT_UNMATCHED ${wallet}@${last - 1}`,
+    );
+    expect((await replay('ghost.1')).verdict.ok).toBe(false);
+  });
+});
+
+describe('against a signed checkpoint the operator published', () => {
+  it('names a consistent rewrite of an open shoe that nothing else can see', async () => {
+    const shoeStream = streams.shoe('anchored.1');
+    await tamper.rewrite(shoeStream, (rows) => {
+      // The commitment of a shoe still open: its seed is not revealed, nothing recomputes it.
+      rows[0]!.data['commitment'] = 'f'.repeat(64);
+      return rows;
+    });
+    const head = (await tamper.rows(shoeStream)).length - 1;
+    const evidence = (await loadRoundEvidence(store, 'anchored.1.2'))!;
+    expect(named(auditRound(evidence).verdict)).toEqual([]);
+    const anchored = auditRound({ ...evidence, anchor: await anchorOf(store, checkpoint, keyId) });
+    expect(named(anchored.verdict)).toEqual([`anchored/ANCHOR_MISMATCH ${shoeStream}@${head}`]);
+    const replayed = replayShoe({
+      ...(await loadShoeEvidence(store, 'anchored.1'))!,
+      anchor: await anchorOf(store, checkpoint, keyId),
+    });
+    expect(named(replayed.verdict)).toEqual([`anchored/ANCHOR_MISMATCH ${shoeStream}@${head}`]);
+  });
+
+  it('names a deleted deposit, which the wallet audit alone cannot see', async () => {
+    const [a] = playersOf('anchored');
+    const wallet = streams.wallet(a);
+    const before = await tamper.rows(wallet);
+    // The deposit is deleted and the stream re-hashed: every other movement is still justified.
+    await tamper.rewrite(wallet, (rows) => rows.slice(1));
+    const evidence = (await loadWalletEvidence(store, a))!;
+    expect(auditWallet(evidence).verdict.findings.map((f) => f.code)).not.toContain(
+      'MOVEMENT_UNJUSTIFIED',
+    );
+    const anchored = auditWallet({ ...evidence, anchor: await anchorOf(store, checkpoint, keyId) });
+    expect(named(anchored.verdict)).toContain(
+      `anchored/EVENT_MISSING ${wallet}@${before.length - 1}`,
+    );
+  });
+
+  it('checks the whole store: every rewritten stream named, and only against the right key', async () => {
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    const found = named(report.verdict);
+    expect(report.streamsChecked).toBeGreaterThan(50);
+    expect(found).toContain(
+      `anchored/ANCHOR_MISMATCH ${streams.shoe('anchored.1')}@${
+        (await tamper.rows(streams.shoe('anchored.1'))).length - 1
+      }`,
+    );
+    expect(found.some((f) => f.includes(streams.wallet(playersOf('anchored')[0])))).toBe(true);
+    // Streams the other attacks rewrote after the checkpoint are named too; untouched ones not.
+    expect(found.some((f) => f.includes('clean'))).toBe(false);
+    const forged = await verifyCheckpoint(store, checkpoint, '0123456789abcdef');
+    expect(forged.verdict.findings.map((f) => f.code)).toEqual(['CHECKPOINT_INVALID']);
+  });
+
+  it('names a notary stream rewritten to hide a change, and a published head it does not lead to', async () => {
+    await tamper.rewrite('notary', (rows) => {
+      const changed = rows[0]!.data['changed'] as { stream: string; hash: string }[];
+      changed[0]!.hash = '0'.repeat(64);
+      return rows;
+    });
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    expect(report.verdict.ok).toBe(false);
+    expect(named(report.verdict)).toContain(
+      `anchored/CHECKPOINT_INVALID notary@${checkpoint.sequence - 1}`,
+    );
   });
 });
 

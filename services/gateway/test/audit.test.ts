@@ -304,11 +304,41 @@ describe('tampering', () => {
     editData(event, (data) => {
       data['card'] = data['card'] === 'KD' ? 'QD' : 'KD';
     });
-    const found = named(auditRound(evidence).verdict);
+    const { verdict } = auditRound(evidence);
+    const found = named(verdict);
     const at = `round-${evidence.roundId}@${event.revision}`;
     expect(found).toContain(`hash-chain/EVENT_EDITED ${at}`);
     expect(found).toContain(`streams-agree/STREAMS_DISAGREE ${at}`);
     expect(found).toContain(`shuffle-order/CARD_MISMATCH ${at}`);
+    // The report leads with the edited event, not with what the rules recompute from it.
+    expect(named({ ...verdict, findings: [verdict.findings[verdict.cause!]!] })).toEqual([
+      `hash-chain/EVENT_EDITED ${at}`,
+    ]);
+  });
+
+  it("an edited card in the shoe's CardsDrawn is the cause, and the disagreement is named there", async () => {
+    const evidence: RoundEvidence = copyRound(
+      (await loadRoundEvidence(casino.store, played.roundIds[4]!))!,
+    );
+    const drawn = evidence.shoe!.find(
+      (e) =>
+        e.type === 'CardsDrawn' && (e.data as { roundId: string }).roundId === evidence.roundId,
+    )!;
+    editData(drawn, (data) => {
+      const cards = data['cards'] as { card: string }[];
+      cards[0]!.card = cards[0]!.card === 'KD' ? 'QD' : 'KD';
+    });
+    const { verdict } = auditRound(evidence);
+    const at = `shoe-${played.shoeId}@${drawn.revision}`;
+    expect(named(verdict)).toContain(`streams-agree/STREAMS_DISAGREE ${at}`);
+    expect(named(verdict).filter((f) => f.includes('STREAMS_DISAGREE'))).toEqual([
+      `streams-agree/STREAMS_DISAGREE ${at}`,
+    ]);
+    expect(verdict.findings[verdict.cause!]).toMatchObject({
+      code: 'EVENT_EDITED',
+      stream: `shoe-${played.shoeId}`,
+      revision: String(drawn.revision),
+    });
   });
 });
 

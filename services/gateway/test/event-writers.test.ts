@@ -1,5 +1,6 @@
 import {
   eventTypesOf,
+  notaryEventSchema,
   roundEventSchema,
   securityEventSchema,
   shoeEventSchema,
@@ -11,6 +12,7 @@ import { settlementAggregate } from '@croupier/settlement';
 import { shoeAggregate } from '@croupier/shoe';
 import { walletAggregate } from '@croupier/wallet';
 import { describe, expect, it } from 'vitest';
+import { notaryAggregate } from '../src/index.js';
 
 /** The event types of each kind of stream a decider writes (a type is named within its stream). */
 const streamKinds = {
@@ -18,6 +20,7 @@ const streamKinds = {
   shoe: eventTypesOf(shoeEventSchema),
   round: eventTypesOf(roundEventSchema),
   wallet: eventTypesOf(walletEventSchema),
+  notary: eventTypesOf(notaryEventSchema),
 } as const;
 
 /** Every aggregate that decides, with the kind of stream it writes to. */
@@ -27,6 +30,7 @@ const writers = [
   { aggregate: roundAggregate, stream: 'round' },
   { aggregate: settlementAggregate, stream: 'round' },
   { aggregate: walletAggregate, stream: 'wallet' },
+  { aggregate: notaryAggregate, stream: 'notary' },
 ] as const;
 
 describe('one writer per event type (ADR 0014)', () => {

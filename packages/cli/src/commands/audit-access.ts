@@ -103,6 +103,7 @@ export async function callApi(
   path: string,
   token: string,
   method: 'GET' | 'POST' = 'GET',
+  payload?: unknown,
 ): Promise<{ status: number; body: unknown; text: string }> {
   let url: URL;
   try {
@@ -112,7 +113,14 @@ export async function callApi(
   }
   let response: Response;
   try {
-    response = await fetch(url, { method, headers: { authorization: `Bearer ${token}` } });
+    response = await fetch(url, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+    });
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
     throw new StoreUnavailableError(

@@ -1,9 +1,9 @@
-import { auditRound, type RoundAudit } from '@croupier/audit';
-import { roundIdSchema } from '@croupier/contracts';
-import { loadRoundEvidence } from '@croupier/gateway';
+import { auditRound, auditWallet, type RoundAudit, type WalletAudit } from '@croupier/audit';
+import { playerIdSchema, roundIdSchema } from '@croupier/contracts';
+import { anchorOf, loadRoundEvidence, loadWalletEvidence } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { parseOptions } from '../options.js';
+import { checkpointOption, parseOptions } from '../options.js';
 import {
   apiToken,
   callApi,
@@ -11,22 +11,31 @@ import {
   STORE_UNAVAILABLE,
   withStore,
 } from './audit-access.js';
-import { roundText } from './audit-text.js';
+import { roundText, walletText } from './audit-text.js';
 
 export const auditCommand: Command = {
   name: 'audit',
   summary:
-    'audit a round: its event trail, cards, third-card decisions, bets, payouts, wallet movements and a verdict (exit 1 if it does not verify)',
-  usage: 'croupier audit round ROUND_ID [--json] [--url GATEWAY_URL [--token JWT]]',
+    "audit a round (its event trail, cards, third-card decisions, bets, payouts, wallet movements) or a player's wallet from its first movement (what justifies each), with a verdict (exit 1 if it does not verify)",
+  usage:
+    'croupier audit round ROUND_ID | audit wallet PLAYER_ID [--json] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
       json: { type: 'boolean', default: false },
       url: { type: 'string' },
       token: { type: 'string' },
+      checkpoint: { type: 'string' },
+      'key-id': { type: 'string' },
     });
+    const anchor = await checkpointOption(values);
+    if (anchor !== null && values.url !== undefined)
+      throw new UsageError(
+        '--checkpoint reads the notary stream of the store itself: drop --url, or check the whole store over the API with casino verify --checkpoint FILE --url URL',
+      );
     const [what, roundId, ...rest] = positionals;
-    if (what !== 'round' || roundId === undefined || rest.length > 0)
-      throw new UsageError('give what to audit: audit round ROUND_ID');
+    if ((what !== 'round' && what !== 'wallet') || roundId === undefined || rest.length > 0)
+      throw new UsageError('give what to audit: audit round ROUND_ID, or audit wallet PLAYER_ID');
+    if (what === 'wallet') return auditWalletCommand(roundId, values, anchor, io);
     if (!roundIdSchema.safeParse(roundId).success)
       throw new UsageError(
         `"${roundId}" is not a round id (<table>.<shoe>.<round>, e.g. live.1.12)`,
@@ -38,7 +47,11 @@ export const auditCommand: Command = {
         audit = (await callApi(values.url, `/v1/audit/rounds/${roundId}`, token))
           .body as RoundAudit;
       } else {
-        const evidence = await withStore((store) => loadRoundEvidence(store, roundId));
+        const evidence = await withStore(async (store) => {
+          const loaded = await loadRoundEvidence(store, roundId);
+          if (loaded === null || anchor === null) return loaded;
+          return { ...loaded, anchor: await anchorOf(store, anchor.published, anchor.keyId) };
+        });
         if (evidence === null) {
           io.stderr(`no round "${roundId}" in the event store\n`);
           return STORE_UNAVAILABLE;
@@ -50,3 +63,35 @@ export const auditCommand: Command = {
     });
   },
 };
+
+async function auditWalletCommand(
+  playerId: string,
+  values: { json: boolean; url?: string | undefined; token?: string | undefined },
+  anchor: Awaited<ReturnType<typeof checkpointOption>>,
+  io: Parameters<Command['run']>[1],
+): Promise<number> {
+  if (!playerIdSchema.safeParse(playerId).success)
+    throw new UsageError(`"${playerId}" is not a player id (1-64 of A-Za-z0-9_.@-)`);
+  return reportingUnavailable(io.stderr, async () => {
+    let audit: WalletAudit;
+    if (values.url !== undefined) {
+      const token = await apiToken(values.token, 'regulator');
+      audit = (
+        await callApi(values.url, `/v1/audit/wallets/${encodeURIComponent(playerId)}`, token)
+      ).body as WalletAudit;
+    } else {
+      const evidence = await withStore(async (store) => {
+        const loaded = await loadWalletEvidence(store, playerId);
+        if (loaded === null || anchor === null) return loaded;
+        return { ...loaded, anchor: await anchorOf(store, anchor.published, anchor.keyId) };
+      });
+      if (evidence === null) {
+        io.stderr(`no wallet "${playerId}" in the event store\n`);
+        return STORE_UNAVAILABLE;
+      }
+      audit = auditWallet(evidence);
+    }
+    io.stdout(values.json ? `${JSON.stringify(audit, null, 2)}\n` : walletText(audit));
+    return audit.verdict.ok ? 0 : 1;
+  });
+}

@@ -1,9 +1,9 @@
 import { replayShoe, type ShoeReplay } from '@croupier/audit';
 import { shoeIdSchema, streams } from '@croupier/contracts';
-import { loadShoeEvidence } from '@croupier/gateway';
+import { anchorOf, loadShoeEvidence } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { parseOptions, publishedOptions } from '../options.js';
+import { checkpointOption, parseOptions, publishedOptions } from '../options.js';
 import { ProgressBar } from '../progress.js';
 import {
   apiToken,
@@ -30,7 +30,7 @@ export const replayCommand: Command = {
   summary:
     'replay a shoe from its events alone: seed and commitment, burn, cut card, every card, round and payout, hash chains, digest (exit 1 if it does not verify)',
   usage:
-    'croupier replay shoe SHOE_ID [--json] [--commitment HEX] [--digest HEX] [--url GATEWAY_URL [--token JWT]]',
+    'croupier replay shoe SHOE_ID [--json] [--commitment HEX] [--digest HEX] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
       json: { type: 'boolean', default: false },
@@ -38,11 +38,14 @@ export const replayCommand: Command = {
       token: { type: 'string' },
       commitment: { type: 'string' },
       digest: { type: 'string' },
+      checkpoint: { type: 'string' },
+      'key-id': { type: 'string' },
     });
     const published = publishedOptions(values);
-    if (published !== null && values.url !== undefined)
+    const anchor = await checkpointOption(values);
+    if (anchor !== null && values.url !== undefined)
       throw new UsageError(
-        '--commitment and --digest are compared with the store itself: drop --url, or export the shoe and verify the file',
+        '--checkpoint reads the notary stream of the store itself: drop --url, or check the whole store over the API with casino verify --checkpoint FILE --url URL',
       );
     const [what, shoeId, ...rest] = positionals;
     if (what !== 'shoe' || shoeId === undefined || rest.length > 0)
@@ -53,8 +56,11 @@ export const replayCommand: Command = {
       let replay: ShoeReplay;
       if (values.url !== undefined) {
         const token = await apiToken(values.token, 'regulator');
-        replay = (await callApi(values.url, `/v1/audit/shoes/${shoeId}/replay`, token))
-          .body as ShoeReplay;
+        const query = new URLSearchParams();
+        if (published?.commitment) query.set('commitment', published.commitment);
+        if (published?.digest) query.set('digest', published.digest);
+        const path = `/v1/audit/shoes/${shoeId}/replay${query.size > 0 ? `?${query.toString()}` : ''}`;
+        replay = (await callApi(values.url, path, token)).body as ShoeReplay;
       } else {
         const evidence = await withStore(async (store) => {
           const shoe = await store.readStream(streams.shoe(shoeId));
@@ -64,7 +70,11 @@ export const replayCommand: Command = {
             reading.update(read);
           });
           reading.finish();
-          return loaded;
+          if (loaded === null || anchor === null) return loaded;
+          return {
+            ...loaded,
+            anchor: await anchorOf(store, anchor.published, anchor.keyId),
+          };
         });
         if (evidence === null) {
           io.stderr(`no shoe "${shoeId}" in the event store\n`);

@@ -5,3 +5,4 @@ export * from './shoe.js';
 export * from './round.js';
 export * from './wallet.js';
 export * from './security.js';
+export * from './notary.js';

@@ -1,0 +1,419 @@
+import { dealerChanged, streams, walletEventSchema, type WalletEvent } from '@croupier/contracts';
+import type { RecordedEvent } from '@croupier/eventstore';
+import { z } from 'zod';
+import { verifyStreamChain } from './chain.js';
+import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
+import { locationOf, parseStream, provenanceOf } from './parse.js';
+import { examineRound } from './round-examination.js';
+import { VerdictBuilder, verdictSchema, type CheckId, type Finding } from './verdict.js';
+import { WalletBalances } from './wallet-balances.js';
+import { walletEventsByRound } from './wallet-evidence.js';
+
+/** The events a wallet audit reads. */
+export interface WalletEvidence {
+  readonly playerId: string;
+  /** The whole wallet stream, as stored: every movement, from its first. */
+  readonly wallet: readonly RecordedEvent[];
+  /**
+   * The round streams the wallet's movements name, by round id; a round that is not in the store
+   * is listed with no events, so its movements are named as unjustified.
+   */
+  readonly rounds: ReadonlyMap<string, readonly RecordedEvent[]>;
+  /** The table streams its commission collections name (their DealerChanged), by table id. */
+  readonly tables: ReadonlyMap<string, readonly RecordedEvent[]>;
+  /** A published checkpoint to check the wallet and round streams against (ADR 0024). */
+  readonly anchor?: AnchorEvidence | null;
+}
+
+export const WALLET_CHECKS: readonly CheckId[] = [
+  'hash-chain',
+  'event-schema',
+  'justified',
+  'debits',
+  'anchored',
+];
+
+const movementStatusSchema = z.enum(['justified', 'open', 'suspect']);
+
+export const walletMovementAuditSchema = z.object({
+  revision: z.string(),
+  position: z.string(),
+  type: z.string(),
+  /** What the movement did to the balance, in minor units (negative takes money out). */
+  effect: z.number().int(),
+  roundId: z.string().nullable(),
+  betId: z.string().nullable(),
+  /** The record that justifies it (`stream@revision Type`), or why there is none. */
+  justifiedBy: z.string().nullable(),
+  /**
+   * `justified`; `open` (a stake not yet paid or refunded, its round not finished); `suspect`
+   * (a finding names it: see the verdict).
+   */
+  status: movementStatusSchema,
+  occurredAt: z.string().nullable(),
+  actor: z.object({ id: z.string(), role: z.string() }).nullable(),
+});
+export type WalletMovementAudit = z.infer<typeof walletMovementAuditSchema>;
+
+export const walletAuditSchema = z.object({
+  playerId: z.string(),
+  stream: z.string(),
+  /** The balance the stream's movements add up to, and the commission still owed. */
+  balance: z.number().int(),
+  commissionOwed: z.number().int(),
+  movements: z.array(walletMovementAuditSchema),
+  /** The rounds the wallet's movements name, and whether each is in the event store. */
+  rounds: z.array(
+    z.object({ roundId: z.string(), exists: z.boolean(), movements: z.number().int() }),
+  ),
+  verdict: verdictSchema,
+});
+export type WalletAudit = z.infer<typeof walletAuditSchema>;
+
+/** Who may move money in and out of a wallet by hand: the operator's deposit and withdrawal. */
+const CASHIER_ROLES: ReadonlySet<string> = new Set(['operator']);
+
+const fieldOf = (event: WalletEvent, name: 'roundId' | 'betId'): string | null => {
+  const value = (event.data as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : null;
+};
+
+/** What a movement does to the balance, as the wallet's own fold adds it up. */
+function effectOf(event: WalletEvent): number {
+  switch (event.type) {
+    case 'FundsDeposited':
+    case 'PayoutCredited':
+    case 'StakeRefunded':
+      return event.data.amount;
+    case 'FundsWithdrawn':
+    case 'StakeDebited':
+    case 'CommissionCollected':
+      return -event.data.amount;
+    case 'PayoutAdjusted':
+      return event.data.delta;
+    case 'CommissionAccrued':
+      return 0;
+  }
+}
+
+const label = (recorded: RecordedEvent): string =>
+  `${recorded.stream}@${recorded.revision} ${recorded.type}`;
+
+/**
+ * Audits one player's wallet from its first event: every money movement must be justified by the
+ * game's own record — a debit by its round (open when it was taken) and its bet or release, a
+ * payout, refund or adjustment by an existing round's settlement, void or resettlement, accrued
+ * commission by its settlement line, a commission collection by the dealer change that ended the
+ * shift and what was owed then, a deposit or withdrawal by an operator — and must come after
+ * what justifies it in the global log (`POSITION_INVALID`). Unlike a round audit, nothing outside
+ * the audited rounds can hide here: a payout placed before its round, or naming a round that was
+ * never played, is named.
+ */
+export function auditWallet(evidence: WalletEvidence): WalletAudit {
+  const { playerId } = evidence;
+  const stream = streams.wallet(playerId);
+  const verdict = new VerdictBuilder();
+
+  verifyStreamChain(stream, evidence.wallet, verdict);
+  for (const [roundId, events] of evidence.rounds)
+    if (events.length > 0) verifyStreamChain(streams.round(roundId), events, verdict);
+  verdict.pass('hash-chain');
+
+  const parsed = parseStream(evidence.wallet, walletEventSchema, verdict);
+  verdict.pass('event-schema');
+  const justifiedBy = new Map<string, string>();
+  const open = new Set<string>();
+
+  // Movements of rounds: each round's money check, on this player's bets only.
+  const byRound = walletEventsByRound(parsed.map((p) => p.recorded));
+  const rounds: WalletAudit['rounds'] = [];
+  for (const [roundId, movements] of byRound) {
+    const events = evidence.rounds.get(roundId) ?? [];
+    rounds.push({ roundId, exists: events.length > 0, movements: movements.length });
+    if (events.length === 0) {
+      for (const movement of movements) {
+        verdict.fail(
+          'justified',
+          'MOVEMENT_UNJUSTIFIED',
+          locationOf(movement),
+          `${movement.type} names round ${roundId}, which is not in the event store: no round was played that could justify it`,
+          { expected: `the events of ${streams.round(roundId)}`, found: null },
+        );
+      }
+      continue;
+    }
+    const scratch = new VerdictBuilder();
+    const examined = examineRound(roundId, events, movements, scratch, { player: playerId });
+    const own = scratch.findings.filter((f) => f.stream === stream);
+    for (const finding of own) pushFinding(verdict, finding);
+    const roundFindings = scratch.findings.length - own.length;
+    if (roundFindings > 0) {
+      verdict.note(
+        `round ${roundId}, which justifies ${movements.length} movement(s) here, does not verify itself (${roundFindings} finding(s)): audit the round`,
+      );
+    }
+    const opened = events[0]!;
+    const settled = events.find((e) => e.type === 'RoundSettled') ?? null;
+    for (const movement of movements) {
+      const why = justificationOf(movement, events, settled);
+      if (why !== null) justifiedBy.set(movement.id, label(why));
+      if (movement.type === 'StakeDebited' && movement.position < opened.position) {
+        verdict.fail(
+          'justified',
+          'POSITION_INVALID',
+          locationOf(movement),
+          `the stake is debited for round ${roundId} before the round was opened (${label(opened)}): one of them was moved in the log or inserted after the fact`,
+          { expected: `a position after ${opened.position}`, found: String(movement.position) },
+        );
+      }
+    }
+    for (const movement of examined.wallet ?? []) {
+      if (movement.type !== 'StakeDebited') continue;
+      const closed = movements.some(
+        (m) =>
+          (m.type === 'PayoutCredited' || m.type === 'StakeRefunded') &&
+          (m.data as { betId?: unknown }).betId === movement.betId,
+      );
+      if (!closed) open.add(`${movement.stream}@${movement.revision}`);
+    }
+  }
+  verdict.pass('debits');
+  const grouped = new Set([...byRound.values()].flat().map((e) => e.id));
+  for (const { recorded, event } of parsed) {
+    if (grouped.has(recorded.id) || fieldOf(event, 'betId') === null) continue;
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      locationOf(recorded),
+      `${event.type} names bet ${fieldOf(event, 'betId')}, which this wallet never staked on any round`,
+      { expected: 'a StakeDebited for the bet first', found: null },
+    );
+  }
+
+  // Movements that no round justifies: cash in and out, and commission collected.
+  const owed = new Map<string, number>();
+  for (const { recorded, event } of parsed) {
+    switch (event.type) {
+      case 'FundsDeposited':
+      case 'FundsWithdrawn':
+        checkCashier(recorded, event, parsed, verdict, justifiedBy);
+        break;
+      case 'CommissionAccrued': {
+        const key = `${event.data.tableId}/${event.data.shiftId}`;
+        owed.set(key, (owed.get(key) ?? 0) + event.data.amount);
+        break;
+      }
+      case 'PayoutAdjusted': {
+        const key = `${event.data.tableId}/${event.data.shiftId}`;
+        owed.set(key, (owed.get(key) ?? 0) + event.data.commissionDelta);
+        break;
+      }
+      case 'CommissionCollected': {
+        const key = `${event.data.tableId}/${event.data.shiftId}`;
+        const due = Math.max(0, owed.get(key) ?? 0);
+        owed.set(key, (owed.get(key) ?? 0) - event.data.amount);
+        checkCollection(recorded, event, due, evidence.tables, verdict, justifiedBy);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  verdict.pass('justified');
+  checkAnchor(
+    evidence.anchor,
+    new Map([
+      [stream, evidence.wallet],
+      ...[...evidence.rounds].map(
+        ([roundId, events]) =>
+          [streams.round(roundId), events] as [string, readonly RecordedEvent[]],
+      ),
+    ]),
+    verdict,
+  );
+
+  const balances = new WalletBalances();
+  for (const recorded of evidence.wallet) balances.apply(recorded);
+  const balance = balances.get(playerId);
+  const result = verdict.verdict(WALLET_CHECKS);
+  const suspect = new Set(result.findings.map((f) => `${f.stream ?? ''}@${f.revision ?? ''}`));
+  const movements = parsed.map(({ recorded, event }): WalletMovementAudit => {
+    const key = `${recorded.stream}@${recorded.revision}`;
+    const { actor, occurredAt } = provenanceOf(recorded);
+    return {
+      revision: String(recorded.revision),
+      position: String(recorded.position),
+      type: recorded.type,
+      effect: effectOf(event),
+      roundId: fieldOf(event, 'roundId'),
+      betId: fieldOf(event, 'betId'),
+      justifiedBy: justifiedBy.get(recorded.id) ?? null,
+      status: suspect.has(key) ? 'suspect' : open.has(key) ? 'open' : 'justified',
+      occurredAt,
+      actor,
+    };
+  });
+  return {
+    playerId,
+    stream,
+    balance: balance?.balance ?? 0,
+    commissionOwed: balance?.commissionOwed ?? 0,
+    movements,
+    rounds,
+    verdict: result,
+  };
+}
+
+function pushFinding(verdict: VerdictBuilder, finding: Finding): void {
+  verdict.fail(
+    finding.check,
+    finding.code,
+    { stream: finding.stream ?? '', revision: finding.revision, type: finding.eventType },
+    finding.message,
+    { expected: finding.expected ?? undefined, found: finding.found ?? undefined },
+  );
+}
+
+/** The round event a movement stands on: its bet or release, settlement, refund or resettlement. */
+function justificationOf(
+  movement: RecordedEvent,
+  round: readonly RecordedEvent[],
+  settled: RecordedEvent | null,
+): RecordedEvent | null {
+  const { betId, resettlementId, reason } = movement.data as {
+    betId?: string;
+    resettlementId?: string;
+    reason?: string;
+  };
+  const namesBet = (event: RecordedEvent): boolean => {
+    const data = event.data as { betId?: unknown; betIds?: unknown; lines?: unknown };
+    if (data.betId === betId) return true;
+    if (Array.isArray(data.betIds) && data.betIds.includes(betId)) return true;
+    return (
+      Array.isArray(data.lines) &&
+      data.lines.some((line: { betId?: unknown }) => line.betId === betId)
+    );
+  };
+  switch (movement.type) {
+    case 'StakeDebited':
+      return (
+        round.find((e) => (e.type === 'BetPlaced' || e.type === 'StakeReleased') && namesBet(e)) ??
+        null
+      );
+    case 'PayoutCredited':
+    case 'CommissionAccrued':
+      return settled;
+    case 'StakeRefunded':
+      if (reason === 'bet-rejected' || reason === 'orphaned-debit')
+        return round.find((e) => e.type === 'StakeReleased' && namesBet(e)) ?? null;
+      return round.find((e) => e.type === 'BetsRefunded' && namesBet(e)) ?? null;
+    case 'PayoutAdjusted':
+      return (
+        round.find(
+          (e) =>
+            e.type === 'RoundResettled' &&
+            (e.data as { resettlementId?: unknown }).resettlementId === resettlementId,
+        ) ?? null
+      );
+    default:
+      return null;
+  }
+}
+
+/**
+ * A deposit or withdrawal is the operator's: recorded with an operator as its actor, under a
+ * reference no other deposit (or withdrawal) of the wallet used.
+ */
+function checkCashier(
+  recorded: RecordedEvent,
+  event: Extract<WalletEvent, { type: 'FundsDeposited' | 'FundsWithdrawn' }>,
+  all: readonly { recorded: RecordedEvent; event: WalletEvent }[],
+  verdict: VerdictBuilder,
+  justifiedBy: Map<string, string>,
+): void {
+  const { actor } = provenanceOf(recorded);
+  const at = locationOf(recorded);
+  if (actor === null || !CASHIER_ROLES.has(actor.role)) {
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      at,
+      `${event.type} of ${event.data.amount} was recorded by ${actor === null ? 'no actor' : `${actor.id} (${actor.role})`}: only an operator moves money in or out of a wallet`,
+      { expected: 'an operator', found: actor?.role ?? null },
+    );
+    return;
+  }
+  const first = all.find(
+    (other) =>
+      other.event.type === event.type && other.event.data.reference === event.data.reference,
+  );
+  if (first !== undefined && first.recorded.id !== recorded.id) {
+    verdict.fail(
+      'justified',
+      'EVENT_DUPLICATED',
+      at,
+      `${event.type} reuses reference ${event.data.reference} (first at ${label(first.recorded)}): the wallet counts one operation per reference`,
+      { expected: 'one movement per reference', found: 'two' },
+    );
+    return;
+  }
+  justifiedBy.set(recorded.id, `operator ${actor.id}, reference ${event.data.reference}`);
+}
+
+/**
+ * Accrued commission is collected when a dealer change ends its shift: the DealerChanged it names
+ * must be in the table's stream, end another shift than the collected one's successor, come
+ * before the collection, and the amount must be what the wallet owed for that shift then.
+ */
+function checkCollection(
+  recorded: RecordedEvent,
+  event: Extract<WalletEvent, { type: 'CommissionCollected' }>,
+  due: number,
+  tables: ReadonlyMap<string, readonly RecordedEvent[]>,
+  verdict: VerdictBuilder,
+  justifiedBy: Map<string, string>,
+): void {
+  const at = locationOf(recorded);
+  const { tableId, shiftId, dealerChangeId, amount } = event.data;
+  const change = (tables.get(tableId) ?? []).find((e) => e.id === dealerChangeId);
+  const parsed =
+    change === undefined ? null : dealerChanged.safeParse({ type: change.type, data: change.data });
+  if (change === undefined || parsed === null || !parsed.success) {
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      at,
+      `CommissionCollected of ${amount} names dealer change ${dealerChangeId}, which ${streams.table(tableId)} does not hold`,
+      { expected: `a DealerChanged ${dealerChangeId}`, found: null },
+    );
+    return;
+  }
+  if (parsed.data.data.shiftId === shiftId) {
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      at,
+      `CommissionCollected for shift ${shiftId}, which the dealer change it names (${label(change)}) starts rather than ends`,
+      { expected: 'an earlier shift', found: shiftId },
+    );
+  }
+  if (change.position > recorded.position) {
+    verdict.fail(
+      'justified',
+      'POSITION_INVALID',
+      at,
+      `commission is collected before the dealer change that ended the shift (${label(change)}): one of them was moved in the log or inserted after the fact`,
+      { expected: `a position after ${change.position}`, found: String(recorded.position) },
+    );
+  }
+  if (amount !== due) {
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      at,
+      `CommissionCollected takes ${amount}, but the wallet owed ${due} for shift ${shiftId} at ${tableId} then`,
+      { expected: due, found: amount },
+    );
+  }
+  justifiedBy.set(recorded.id, label(change));
+}
