@@ -129,7 +129,7 @@ export const checkpointVerificationSchema = z.object({
 export type CheckpointVerification = z.infer<typeof checkpointVerificationSchema>;
 
 /** The checks a whole-store verification runs. */
-export const CHECKPOINT_CHECKS: readonly CheckId[] = ['anchored'];
+export const CHECKPOINT_CHECKS: readonly CheckId[] = ['hash-chain', 'anchored'];
 
 /** The publishable form of a recorded checkpoint. */
 export function publishedCheckpointOf(checkpoint: Checkpoint): PublishedCheckpoint {
@@ -223,6 +223,11 @@ export function checkPublishedCheckpoint(
     );
     ok = false;
   }
+  if (expectedKeyId === undefined) {
+    verdict.note(
+      `the checkpoint's signature was checked against the key written in it (${published.signer.keyId}): give --key-id to pin the key the operator published`,
+    );
+  }
   if (expectedKeyId !== undefined && published.signer.keyId !== expectedKeyId) {
     verdict.fail(
       'anchored',
@@ -293,7 +298,8 @@ export function checkAnchoredStreams(
       { expected: head.hash, found: event?.hash ?? null },
     );
   }
-  verdict.pass('anchored', `${covered} stream(s) checked against checkpoint ${sequence}`);
+  if (covered > 0)
+    verdict.pass('anchored', `${covered} stream(s) checked against checkpoint ${sequence}`);
   return covered;
 }
 
@@ -324,6 +330,23 @@ export function checkAnchor(
   }
   const chain = replayCheckpoints(anchor.notary, verdict, anchor.published.sequence);
   if (!checkPublishedCheckpoint(anchor.published, chain, verdict, anchor.keyId)) return;
+  const position = BigInt(anchor.published.position);
+  let backdated = 0;
+  for (const [stream, events] of streams) {
+    for (const event of events) {
+      if (event.position > position || !isBackdated(chain.heads, event)) continue;
+      backdated++;
+      failBackdated(event, anchor.published.sequence, verdict);
+    }
+  }
+  const coveredAny = [...streams.keys()].some((stream) => chain.heads.has(stream));
+  if (!coveredAny && backdated === 0) {
+    verdict.skip(
+      'anchored',
+      `checkpoint ${anchor.published.sequence} covers none of these streams (they came after it): give a later checkpoint`,
+    );
+    return;
+  }
   checkAnchoredStreams(
     chain.heads,
     streams.keys(),
@@ -335,5 +358,31 @@ export function checkAnchor(
     },
     anchor.published.sequence,
     verdict,
+  );
+}
+
+/**
+ * Whether an event at or before a checkpoint's position is one the checkpoint does not cover: a
+ * stream it never recorded, or a revision past the head it recorded. No append can produce one
+ * (a transaction commits at a position past every checkpoint recorded before it, ADR 0002), so
+ * it was written into the past.
+ */
+export function isBackdated(heads: CheckpointChain['heads'], event: RecordedEvent): boolean {
+  if (event.stream === NOTARY_STREAM) return false;
+  const head = heads.get(event.stream);
+  return head === undefined || event.revision > head.revision;
+}
+
+export function failBackdated(
+  event: RecordedEvent,
+  sequence: number,
+  verdict: VerdictBuilder,
+): void {
+  verdict.fail(
+    'anchored',
+    'ANCHOR_MISMATCH',
+    locationOf(event),
+    `${event.type} stands at position ${event.position}, inside what checkpoint ${sequence} covers, but the checkpoint does not hold it: it was written into the past`,
+    { expected: 'no event the checkpoint does not hold', found: String(event.position) },
   );
 }

@@ -1,10 +1,17 @@
-import { dealerChanged, streams, walletEventSchema, type WalletEvent } from '@croupier/contracts';
+import {
+  dealerChanged,
+  parseRoundId,
+  streams,
+  walletEventSchema,
+  type WalletEvent,
+} from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { z } from 'zod';
 import { verifyStreamChain } from './chain.js';
 import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import { examineRound } from './round-examination.js';
+import { auditRound } from './round-audit.js';
 import { VerdictBuilder, verdictSchema, type CheckId, type Finding } from './verdict.js';
 import { WalletBalances } from './wallet-balances.js';
 import { walletEventsByRound } from './wallet-evidence.js';
@@ -21,6 +28,13 @@ export interface WalletEvidence {
   readonly rounds: ReadonlyMap<string, readonly RecordedEvent[]>;
   /** The table streams its commission collections name (their DealerChanged), by table id. */
   readonly tables: ReadonlyMap<string, readonly RecordedEvent[]>;
+  /**
+   * The shoe streams of those rounds, by shoe id: each round that justifies a movement is audited
+   * against its shoe, so a round made up in the store cannot justify a payout.
+   */
+  readonly shoes?: ReadonlyMap<string, readonly RecordedEvent[]>;
+  /** When the audit is made: a debit its finished round never took is judged after a grace. */
+  readonly asOf?: Date;
   /** A published checkpoint to check the wallet and round streams against (ADR 0024). */
   readonly anchor?: AnchorEvidence | null;
 }
@@ -96,6 +110,40 @@ function effectOf(event: WalletEvent): number {
   }
 }
 
+/**
+ * How long after its round finished a debit the round never took (no bet, no release) may still
+ * wait for the orphaned-debit sweep, which refunds it seconds after betting closes: past this,
+ * it is a debit the game never took.
+ */
+export const UNTAKEN_DEBIT_GRACE_MS = 10 * 60_000;
+
+/** The shoe stream of a round, when the evidence holds it. */
+function shoeOf(evidence: WalletEvidence, roundId: string): readonly RecordedEvent[] | null {
+  try {
+    return evidence.shoes?.get(parseRoundId(roundId).shoeId) ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** When the round finished (settled, or refunded as voided), from the hashed occurred-at. */
+function finishOf(status: string, events: readonly RecordedEvent[]): Date | null {
+  if (status !== 'completed' && status !== 'voided') return null;
+  const last = events.findLast((e) => e.type === 'RoundSettled' || e.type === 'BetsRefunded');
+  const at = last === undefined ? null : provenanceOf(last).occurredAt;
+  return at === null ? null : new Date(at);
+}
+
+/** Whether a debit is closed by a payout or refund among the round's movements. */
+function closedIn(movements: readonly RecordedEvent[], debit: RecordedEvent): boolean {
+  const betId = (debit.data as { betId?: unknown }).betId;
+  return movements.some(
+    (m) =>
+      (m.type === 'PayoutCredited' || m.type === 'StakeRefunded') &&
+      (m.data as { betId?: unknown }).betId === betId,
+  );
+}
+
 const label = (recorded: RecordedEvent): string =>
   `${recorded.stream}@${recorded.revision} ${recorded.type}`;
 
@@ -144,19 +192,51 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
     }
     const scratch = new VerdictBuilder();
     const examined = examineRound(roundId, events, movements, scratch, { player: playerId });
-    const own = scratch.findings.filter((f) => f.stream === stream);
-    for (const finding of own) pushFinding(verdict, finding);
-    const roundFindings = scratch.findings.length - own.length;
-    if (roundFindings > 0) {
-      verdict.note(
-        `round ${roundId}, which justifies ${movements.length} movement(s) here, does not verify itself (${roundFindings} finding(s)): audit the round`,
-      );
+    for (const finding of scratch.findings.filter((f) => f.stream === stream))
+      pushFinding(verdict, finding);
+    // The round itself, audited against its shoe: a round that does not verify justifies nothing.
+    const own = auditRound({ roundId, round: events, shoe: shoeOf(evidence, roundId) });
+    if (!own.verdict.ok) {
+      const first = own.verdict.findings[own.verdict.cause ?? 0]!;
+      for (const movement of movements) {
+        verdict.fail(
+          'justified',
+          'MOVEMENT_UNJUSTIFIED',
+          locationOf(movement),
+          `${movement.type} stands on round ${roundId}, which does not verify (${own.verdict.findings.length} finding(s), first ${first.check}/${first.code} at ${first.stream ?? '?'}@${first.revision ?? '?'}): audit the round`,
+          { expected: `round ${roundId} verified`, found: `${first.check}/${first.code}` },
+        );
+      }
     }
     const opened = events[0]!;
     const settled = events.find((e) => e.type === 'RoundSettled') ?? null;
+    const finishedAt = finishOf(examined.status, events);
     for (const movement of movements) {
       const why = justificationOf(movement, events, settled);
       if (why !== null) justifiedBy.set(movement.id, label(why));
+      else if (movement.type === 'StakeRefunded') {
+        verdict.fail(
+          'justified',
+          'MOVEMENT_UNJUSTIFIED',
+          locationOf(movement),
+          `the stake is refunded for round ${roundId}, which records no refund or release of bet ${String((movement.data as { betId?: unknown }).betId)}`,
+          { expected: 'a BetsRefunded line or a StakeReleased first', found: null },
+        );
+      } else if (
+        movement.type === 'StakeDebited' &&
+        finishedAt !== null &&
+        !closedIn(movements, movement) &&
+        (evidence.asOf?.getTime() ?? Number.POSITIVE_INFINITY) - finishedAt.getTime() >
+          UNTAKEN_DEBIT_GRACE_MS
+      ) {
+        verdict.fail(
+          'justified',
+          'MOVEMENT_UNJUSTIFIED',
+          locationOf(movement),
+          `the stake is debited for round ${roundId}, which finished at ${finishedAt.toISOString()} without its bet, a release or a refund: a debit the game never took`,
+          { expected: 'a BetPlaced or StakeReleased for the bet', found: null },
+        );
+      }
       if (movement.type === 'StakeDebited' && movement.position < opened.position) {
         verdict.fail(
           'justified',
@@ -204,14 +284,16 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
         break;
       }
       case 'PayoutAdjusted': {
+        // As the wallet's own fold: commission owed never goes below zero (what was collected
+        // too much is given back to the balance).
         const key = `${event.data.tableId}/${event.data.shiftId}`;
-        owed.set(key, (owed.get(key) ?? 0) + event.data.commissionDelta);
+        owed.set(key, Math.max(0, (owed.get(key) ?? 0) + event.data.commissionDelta));
         break;
       }
       case 'CommissionCollected': {
         const key = `${event.data.tableId}/${event.data.shiftId}`;
-        const due = Math.max(0, owed.get(key) ?? 0);
-        owed.set(key, (owed.get(key) ?? 0) - event.data.amount);
+        const due = owed.get(key) ?? 0;
+        owed.set(key, Math.max(0, due - event.data.amount));
         checkCollection(recorded, event, due, evidence.tables, verdict, justifiedBy);
         break;
       }

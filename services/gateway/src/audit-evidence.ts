@@ -13,17 +13,16 @@ const PAGE = 1000;
 
 /**
  * The wallet events of these rounds: debits, payouts, refunds and accrued commission, wherever
- * they stand in the log. The whole wallet stream of every player the rounds name is read (a
- * movement placed before its round, which no honest append can produce, is still found and named
- * by its position); then the log from the rounds' first event on, filtered to those event types,
- * finds the movements of players the rounds do not name (a debit whose bet never reached its
- * round). `from` undefined reads the whole log (a round known only by its wallet movements).
+ * they stand in the log. The whole wallet stream of every player the rounds name is read, then
+ * the whole log filtered to those event types for the movements of players the rounds do not
+ * name (a debit whose bet never reached its round, or a movement forged into another wallet). No
+ * position floor: a movement placed before its round, which no honest append can produce, is
+ * found and named by its position.
  */
 async function walletEventsOf(
   store: EventStore,
   roundIds: ReadonlySet<string>,
   rounds: readonly (readonly RecordedEvent[])[],
-  from: RecordedEvent | undefined,
   ofShoe: string | null = null,
 ): Promise<RecordedEvent[]> {
   const found = new Map<string, RecordedEvent>();
@@ -41,7 +40,7 @@ async function walletEventsOf(
     for (const event of wallet) keep(event);
     for (const event of wallet) keep(event);
   }
-  let after = from === undefined ? undefined : from.position > 0n ? from.position - 1n : undefined;
+  let after: bigint | undefined;
   for (;;) {
     const page = await store.readAll({
       ...(after === undefined ? {} : { after }),
@@ -130,13 +129,12 @@ export async function loadRoundEvidence(
   // its digest sealed it): the audit says the stream is missing, and shows what is left of it.
   if (round.length === 0 && !roundsNamedBy(shoe).includes(roundId)) {
     // Not played, as far as the game's streams know: but a wallet movement naming it is a
-    // forgery the audit must show, so the whole log is searched for one.
-    if (shoe.length > 0) return null;
-    const wallet = await walletEventsOf(store, new Set([roundId]), [], undefined);
+    // forgery the audit must show, so the log is searched for one.
+    const wallet = await walletEventsOf(store, new Set([roundId]), []);
     if (wallet.length === 0) return null;
-    return { roundId, round, shoe, wallet, nextShoe: null };
+    return { roundId, round, shoe, wallet, nextShoe: await nextShoeOf(store, shoeId) };
   }
-  const wallet = await walletEventsOf(store, new Set([roundId]), [round], round[0] ?? shoe[0]);
+  const wallet = await walletEventsOf(store, new Set([roundId]), [round]);
   const nextShoe = await nextShoeOf(store, shoeId);
   return { roundId, round, shoe, wallet, nextShoe };
 }
@@ -154,7 +152,7 @@ export async function loadShoeEvidence(
   const shoe = await store.readStream(streams.shoe(shoeId));
   if (shoe.length === 0) {
     // Never shuffled: but a wallet movement naming one of its rounds is a forgery to show.
-    const wallet = await walletEventsOf(store, new Set(), [], undefined, shoeId);
+    const wallet = await walletEventsOf(store, new Set(), [], shoeId);
     if (wallet.length === 0) return null;
     return { shoeId, shoe, rounds: [], wallet, nextShoe: null };
   }
@@ -176,7 +174,6 @@ export async function loadShoeEvidence(
     store,
     new Set(rounds.map((r) => r.roundId)),
     rounds.map((r) => r.events),
-    shoe[0],
     shoeId,
   );
   const nextShoe = await nextShoeOf(store, shoeId);
@@ -205,6 +202,12 @@ export async function loadWalletEvidence(
     }
     rounds.set(roundId, events);
   }
+  const shoes = new Map<string, RecordedEvent[]>();
+  for (const [roundId, events] of rounds) {
+    if (events.length === 0) continue;
+    const { shoeId } = parseRoundId(roundId);
+    if (!shoes.has(shoeId)) shoes.set(shoeId, await store.readStream(streams.shoe(shoeId)));
+  }
   const tables = new Map<string, RecordedEvent[]>();
   for (const event of wallet) {
     if (event.type !== 'CommissionCollected') continue;
@@ -212,5 +215,5 @@ export async function loadWalletEvidence(
     if (typeof tableId !== 'string' || tables.has(tableId)) continue;
     tables.set(tableId, await store.readStream(streams.table(tableId)));
   }
-  return { playerId, wallet, rounds, tables };
+  return { playerId, wallet, rounds, tables, shoes, asOf: new Date() };
 }

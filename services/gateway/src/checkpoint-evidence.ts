@@ -2,6 +2,8 @@ import {
   CHECKPOINT_CHECKS,
   checkAnchoredStreams,
   checkPublishedCheckpoint,
+  failBackdated,
+  isBackdated,
   publishedCheckpointOf,
   replayCheckpoints,
   VerdictBuilder,
@@ -11,7 +13,7 @@ import {
   type PublishedCheckpoint,
 } from '@croupier/audit';
 import { notaryEventSchema, NOTARY_STREAM } from '@croupier/contracts';
-import type { EventStore } from '@croupier/eventstore';
+import { chainHash, GENESIS_HASH, type EventStore, type RecordedEvent } from '@croupier/eventstore';
 
 const PAGE = 1000;
 
@@ -63,6 +65,7 @@ export async function verifyCheckpoint(
   let streamsChecked = 0;
   if (checkPublishedCheckpoint(published, chain, verdict, keyId)) {
     const held = new Map<string, HeldEvent>();
+    const chains = new StreamChains(verdict);
     const last = BigInt(published.position);
     let after: bigint | undefined;
     for (let done = false; !done;) {
@@ -72,12 +75,17 @@ export async function verifyCheckpoint(
           done = true;
           break;
         }
-        if (chain.heads.get(event.stream)?.revision === event.revision)
-          held.set(event.stream, { type: event.type, hash: String(event.metadata['hash']) });
+        if (event.stream === NOTARY_STREAM) continue;
+        // Every event is re-hashed from its content: a stored hash is what an insider rewrites.
+        const hash = chains.next(event);
+        if (isBackdated(chain.heads, event)) failBackdated(event, published.sequence, verdict);
+        else if (chain.heads.get(event.stream)?.revision === event.revision)
+          held.set(event.stream, { type: event.type, hash });
       }
       if (page.length < PAGE) done = true;
       after = page.at(-1)?.position;
     }
+    verdict.pass('hash-chain', `${chains.streams} stream(s) re-hashed up to the checkpoint`);
     streamsChecked = checkAnchoredStreams(
       chain.heads,
       chain.heads.keys(),
@@ -87,4 +95,62 @@ export async function verifyCheckpoint(
     );
   }
   return { checkpoint: published, streamsChecked, verdict: verdict.verdict(CHECKPOINT_CHECKS) };
+}
+
+/**
+ * Every stream's chain, followed one event at a time in log order: each event must be the next
+ * revision, link to the previous one's hash, and hash to its stored hash from its content. Holds
+ * one hash per stream. Returns the hash recomputed from the content, which is what a checkpoint's
+ * recorded head is compared with.
+ */
+class StreamChains {
+  readonly #last = new Map<string, { revision: bigint; hash: string }>();
+
+  constructor(private readonly verdict: VerdictBuilder) {}
+
+  get streams(): number {
+    return this.#last.size;
+  }
+
+  next(event: RecordedEvent): string {
+    const at = { stream: event.stream, revision: event.revision, type: event.type };
+    const previous = this.#last.get(event.stream);
+    const expected = previous === undefined ? 0n : previous.revision + 1n;
+    const storedPrev = String(event.metadata['prevHash']);
+    const stored = String(event.metadata['hash']);
+    if (event.revision !== expected) {
+      this.verdict.fail(
+        'hash-chain',
+        event.revision > expected ? 'EVENT_MISSING' : 'EVENT_REORDERED',
+        at,
+        `${event.stream} goes from revision ${previous?.revision ?? 'none'} to ${event.revision} in the log`,
+        { expected: `revision ${expected}`, found: String(event.revision) },
+      );
+    } else if (storedPrev !== (previous?.hash ?? GENESIS_HASH)) {
+      this.verdict.fail(
+        'hash-chain',
+        'CHAIN_BROKEN',
+        at,
+        `revision ${event.revision} does not link to the revision before it`,
+        { expected: previous?.hash ?? GENESIS_HASH, found: storedPrev },
+      );
+    }
+    let recomputed: string;
+    try {
+      recomputed = chainHash(storedPrev, event);
+    } catch {
+      recomputed = '';
+    }
+    if (recomputed !== stored) {
+      this.verdict.fail(
+        'hash-chain',
+        'EVENT_EDITED',
+        at,
+        `revision ${event.revision} (${event.type}) no longer hashes to its stored hash: its content was changed`,
+        { expected: recomputed, found: stored },
+      );
+    }
+    this.#last.set(event.stream, { revision: event.revision, hash: stored });
+    return recomputed;
+  }
 }

@@ -56,6 +56,7 @@ const CLOSED = [
   'rewritten',
   'clean',
   'payback',
+  'forger',
 ];
 const OPEN = ['late', 'twice', 'early', 'posted', 'anchored'];
 const playersOf = (tableId: string) => [`${tableId}-a`, `${tableId}-b`] as const;
@@ -370,6 +371,67 @@ describe('a wallet, from its first movement', () => {
   });
 });
 
+describe('a wallet whose movements stand on nothing the game recorded', () => {
+  it('names a debit its finished round never took, once the sweep would have refunded it', async () => {
+    const [a] = playersOf('forger');
+    const wallet = streams.wallet(a);
+    await tamper.rewrite(wallet, (rows) => {
+      const debit = rows.find((row) => row.type === 'StakeDebited')!;
+      return [
+        ...rows,
+        {
+          ...structuredClone(debit),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...debit.data, betId: randomUUID() },
+        },
+      ];
+    });
+    const last = (await tamper.rows(wallet)).length - 1;
+    const evidence = (await loadWalletEvidence(store, a))!;
+    // Within the sweep's grace the debit is only open; after it, the game never took it.
+    expect(named(auditWallet(evidence).verdict)).toEqual([]);
+    const later = auditWallet({ ...evidence, asOf: new Date(Date.now() + 11 * 60_000) });
+    expect(named(later.verdict)).toEqual([`justified/MOVEMENT_UNJUSTIFIED ${wallet}@${last}`]);
+  });
+
+  it('names payouts justified by a round stream made up in the store', async () => {
+    const [, b] = playersOf('forger');
+    const source = await tamper.rows(streams.round('forger.1.4'));
+    await tamper.rewrite(streams.round('forger.1.99'), () =>
+      source.map((row) => ({
+        ...structuredClone(row),
+        id: randomUUID(),
+        xid: null,
+        seq: null,
+        data: { ...row.data, roundId: 'forger.1.99' },
+      })),
+    );
+    const wallet = streams.wallet(b);
+    await tamper.rewrite(wallet, (rows) => [
+      ...rows,
+      ...rows
+        .filter((row) => row.data['roundId'] === 'forger.1.4')
+        .map((row) => ({
+          ...structuredClone(row),
+          id: randomUUID(),
+          xid: null,
+          seq: null,
+          data: { ...row.data, roundId: 'forger.1.99' },
+        })),
+    ]);
+    const audited = auditWallet((await loadWalletEvidence(store, b))!);
+    const copies = audited.movements.filter((m) => m.roundId === 'forger.1.99');
+    expect(copies.length).toBeGreaterThan(1);
+    for (const movement of copies) {
+      expect(named(audited.verdict)).toContain(
+        `justified/MOVEMENT_UNJUSTIFIED ${wallet}@${movement.revision}`,
+      );
+    }
+  });
+});
+
 describe('against a signed checkpoint the operator published', () => {
   it('names a consistent rewrite of an open shoe that nothing else can see', async () => {
     const shoeStream = streams.shoe('anchored.1');
@@ -420,6 +482,38 @@ describe('against a signed checkpoint the operator published', () => {
     expect(found.some((f) => f.includes('clean'))).toBe(false);
     const forged = await verifyCheckpoint(store, checkpoint, '0123456789abcdef');
     expect(forged.verdict.findings.map((f) => f.code)).toEqual(['CHECKPOINT_INVALID']);
+  });
+
+  it('names a wallet written into the past, inside what the checkpoint covers', async () => {
+    const [, b] = playersOf('anchored');
+    const deposit = (await tamper.rows(streams.wallet(b)))[0]!;
+    await tamper.rewrite(streams.wallet('mallory'), () => [
+      {
+        ...structuredClone(deposit),
+        id: randomUUID(),
+        xid: deposit.xid,
+        seq: String(BigInt(deposit.seq!) + 2n),
+        data: { ...deposit.data, playerId: 'mallory', reference: 'backdated' },
+      },
+    ]);
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    expect(named(report.verdict)).toContain('anchored/ANCHOR_MISMATCH wallet-mallory@0');
+    const audited = auditWallet({
+      ...(await loadWalletEvidence(store, 'mallory'))!,
+      anchor: await anchorOf(store, checkpoint, keyId),
+    });
+    expect(named(audited.verdict)).toEqual(['anchored/ANCHOR_MISMATCH wallet-mallory@0']);
+  });
+
+  it('re-hashes every event up to the checkpoint: a raw edit below a head is named', async () => {
+    const [, b] = playersOf('anchored');
+    const wallet = streams.wallet(b);
+    await tamper.sql(
+      `UPDATE EVENTS SET data = jsonb_set(data, '{amount}', '1') WHERE stream_name = $1 AND stream_revision = 0`,
+      [wallet],
+    );
+    const report = await verifyCheckpoint(store, checkpoint, keyId);
+    expect(named(report.verdict)).toContain(`hash-chain/EVENT_EDITED ${wallet}@0`);
   });
 
   it('names a notary stream rewritten to hide a change, and a published head it does not lead to', async () => {
