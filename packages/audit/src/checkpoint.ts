@@ -332,7 +332,7 @@ export function checkAnchor(
   if (!checkPublishedCheckpoint(anchor.published, chain, verdict, anchor.keyId)) return;
   const position = BigInt(anchor.published.position);
   let backdated = 0;
-  for (const [stream, events] of streams) {
+  for (const events of streams.values()) {
     for (const event of events) {
       if (event.position > position || !isBackdated(chain.heads, event)) continue;
       backdated++;
