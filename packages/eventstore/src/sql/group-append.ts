@@ -26,6 +26,11 @@ export interface GroupAppendTuning {
    * transaction (still through append_groups, as a group of one).
    */
   readonly groupCommit: boolean;
+  /**
+   * Groups in flight at once, each on its own connection. Default 2: while one group waits for
+   * its commit (the WAL flush), the next is sent.
+   */
+  readonly maxGroupsInFlight: number;
   /** Most appends in one group. Default 64. */
   readonly maxGroupAppends: number;
   /** Most events in one group (a larger single append still goes alone). Default 1,000. */
@@ -36,6 +41,7 @@ export interface GroupAppendTuning {
 
 export const DEFAULT_GROUP_APPEND_TUNING: GroupAppendTuning = {
   groupCommit: true,
+  maxGroupsInFlight: 2,
   maxGroupAppends: 64,
   maxGroupEvents: 1_000,
   headCacheSize: 10_000,
@@ -91,7 +97,7 @@ export interface GroupAppenderInit {
 }
 
 /**
- * Queues appends and sends them in groups, at most one group in flight per store. A lone append
+ * Queues appends and sends them in groups, at most `maxGroupsInFlight` at once. A lone append
  * (nothing in flight) is sent at once: grouping never waits for company.
  */
 export class GroupAppender {
@@ -102,7 +108,7 @@ export class GroupAppender {
   /** stream -> head after this store's last append to it; a hint, checked by the database. */
   readonly #heads = new Map<string, { readonly revision: bigint; readonly hash: string }>();
   #queue: QueuedAppend[] = [];
-  #inFlight: Promise<void> | null = null;
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(init: GroupAppenderInit) {
     this.#executor = init.executor;
@@ -121,16 +127,18 @@ export class GroupAppender {
 
   /** Resolves when every queued append has been answered. */
   async drain(): Promise<void> {
-    while (this.#inFlight) await this.#inFlight;
+    while (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
   }
 
   #pump(): void {
-    if (this.#inFlight || this.#queue.length === 0) return;
-    const group = this.#takeGroup();
-    this.#inFlight = this.#runGroup(group).finally(() => {
-      this.#inFlight = null;
-      this.#pump();
-    });
+    while (this.#inFlight.size < this.#tuning.maxGroupsInFlight && this.#queue.length > 0) {
+      const group = this.#takeGroup();
+      const running: Promise<void> = this.#runGroup(group).finally(() => {
+        this.#inFlight.delete(running);
+        this.#pump();
+      });
+      this.#inFlight.add(running);
+    }
   }
 
   #takeGroup(): QueuedAppend[] {

@@ -302,14 +302,13 @@ DECLARE
   v_done     int := 0;
   v_xid      text;
 BEGIN
+  -- Shape checks without a query (the counts are checked as the loop walks them).
   IF v_items IS NULL OR v_items = 0 OR v_events IS NULL
      OR cardinality(p_expected) <> v_items OR cardinality(p_counts) <> v_items
      OR cardinality(p_prev) <> v_items OR cardinality(p_last) <> v_items
      OR cardinality(p_types) <> v_events OR cardinality(p_data) <> v_events
-     OR cardinality(p_metadata) <> v_events OR cardinality(p_content) <> v_events
-     OR (SELECT sum(c) FROM unnest(p_counts) AS c) <> v_events
-     OR EXISTS (SELECT FROM unnest(p_counts) AS c WHERE c IS NULL OR c < 1) THEN
-    RAISE EXCEPTION 'append_groups: malformed group' USING ERRCODE = '22023';
+     OR cardinality(p_metadata) <> v_events OR cardinality(p_content) <> v_events THEN
+    RAISE EXCEPTION 'append_groups: arrays of unequal length' USING ERRCODE = '22023';
   END IF;
   v_prevh := array_fill(NULL::text, ARRAY[v_events]);
   v_hash := v_prevh;
@@ -320,6 +319,9 @@ BEGIN
 
   FOR i IN 1 .. v_items LOOP
     v_n := p_counts[i];
+    IF v_n IS NULL OR v_n < 1 OR v_first + v_n - 1 > v_events THEN
+      RAISE EXCEPTION 'append_groups: item % has a bad event count', i USING ERRCODE = '22023';
+    END IF;
     v_stream := p_streams[i];
     v_expected := p_expected[i];
     v_written := false;
@@ -415,6 +417,9 @@ BEGIN
     v_first := v_first + v_n;
   END LOOP;
 
+  IF v_first <> v_events + 1 THEN
+    RAISE EXCEPTION 'append_groups: the counts do not add up to the events' USING ERRCODE = '22023';
+  END IF;
   IF cardinality(w_item) = 0 THEN
     RETURN;
   END IF;
