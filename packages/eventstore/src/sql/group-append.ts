@@ -169,14 +169,15 @@ export class GroupAppender {
     );
     let rows: GroupRow[];
     try {
-      rows = await this.#send(ordered);
+      rows = await this.#sendChecked(ordered);
     } catch (error) {
       if (!isStatementError(error)) {
         for (const item of ordered) item.reject(error);
         return;
       }
-      // Something one item caused (an id another transaction inserted meanwhile, bad data, a
-      // deadlock): nothing of the group was written; each item goes alone, with its own answer.
+      // Something one item caused (an id inserted by a transaction still running when the group
+      // looked, bad data, a deadlock): nothing of the group was written; each item goes alone,
+      // with its own answer.
       for (const item of ordered) await this.#appendAlone(item).then(item.resolve, item.reject);
       return;
     }
@@ -197,7 +198,7 @@ export class GroupAppender {
     for (let attempt = 1; ; attempt += 1) {
       let rows: GroupRow[];
       try {
-        rows = await this.#send([pending]);
+        rows = await this.#sendChecked([pending]);
       } catch (error) {
         if (isDuplicateIdViolation(error)) return this.#resolveDuplicate(pending);
         throw error;
@@ -213,7 +214,20 @@ export class GroupAppender {
     }
   }
 
-  #send(items: readonly PendingAppend[]): Promise<GroupRow[]> {
+  /**
+   * Sends without looking up the ids first (the unique index catches a stored one); when it
+   * does, sends again with the lookup, so each item gets its own 'retry' or 'duplicate'.
+   */
+  async #sendChecked(items: readonly PendingAppend[]): Promise<GroupRow[]> {
+    try {
+      return await this.#send(items, false);
+    } catch (error) {
+      if (!isDuplicateIdViolation(error)) throw error;
+      return this.#send(items, true);
+    }
+  }
+
+  #send(items: readonly PendingAppend[], checkIds: boolean): Promise<GroupRow[]> {
     const streams: string[] = [];
     const expected: string[] = [];
     const counts: number[] = [];
@@ -264,6 +278,7 @@ export class GroupAppender {
         data,
         metadata,
         contents,
+        checkIds,
       ])
       .then(({ rows }) => rows);
   }

@@ -238,12 +238,13 @@ $fn$;
 -- each other in p_ids, p_types, p_data, p_metadata, p_content.
 --
 -- Every item gets its own row and its own outcome; none of them fails another, and no EXCEPTION
--- block (subtransaction) is used: the expected version, retries and duplicates are checked before
--- anything of the item is written. Statuses: 'ok', 'retry' (the same batch is stored: its
+-- block (subtransaction) is used: the expected version, and with p_check_ids retries and
+-- duplicates, are checked before anything of the item is written. Statuses: 'ok', 'retry' (the same batch is stored: its
 -- original result), 'conflict' (DETAIL-like out_detail: the actual revision or 'no-stream'),
 -- 'duplicate' (out_detail: JSON of where the id is), 'stale' (the client's head hash was wrong:
 -- resend without it). Anything else (an id inserted concurrently by another transaction, a
--- deadlock) raises, and the client appends each item alone.
+-- deadlock) raises: the client sends the group again with p_check_ids (a unique violation on
+-- event_id), or appends each item alone.
 --
 -- The chain is hashed once per event. Where the client knows the head it expects (exact version
 -- from an earlier append, or no-stream: the genesis hash), it hashes and sends p_prev[i] (the
@@ -261,7 +262,8 @@ CREATE FUNCTION {{schema}}.append_groups(
   p_types    text[],
   p_data     text[],
   p_metadata text[],
-  p_content  text[]
+  p_content  text[],
+  p_check_ids boolean
 ) RETURNS TABLE (
   out_item int,
   out_status text,
@@ -290,12 +292,13 @@ DECLARE
   r_detail   text;
   -- per written item, in item order
   w_item     int[] := '{}';
-  w_stream   text[] := '{}';
-  w_first    int[] := '{}';
   w_count    int[] := '{}';
   w_base     bigint[] := '{}';
   w_last     text[] := '{}';
-  -- per event: the chain fields the server computed (NULL where the client hashed)
+  -- per event: its stream and revision (NULL unless its item is written), and the chain fields
+  -- the server computed (NULL where the client hashed)
+  e_stream   text[];
+  e_revision bigint[];
   v_prevh    text[];
   v_hash     text[];
   v_seqs     bigint[];
@@ -312,10 +315,17 @@ BEGIN
   END IF;
   v_prevh := array_fill(NULL::text, ARRAY[v_events]);
   v_hash := v_prevh;
+  e_stream := v_prevh;
+  e_revision := array_fill(NULL::bigint, ARRAY[v_events]);
 
-  -- Ids stored already: retries and duplicates are told apart before anything is written.
-  SELECT array_agg(e.event_id) INTO v_stored
-    FROM {{schema}}.events e WHERE e.event_id = ANY (p_ids);
+  -- Ids stored already: retries and duplicates told apart before anything is written. Only on
+  -- request: the client asks after the unique index refused a group (an id of another stream
+  -- reused, a retry with 'any'); a retry at its old exact version or with 'no-stream' meets a
+  -- version that no longer holds and is resolved below without it.
+  IF p_check_ids THEN
+    SELECT array_agg(e.event_id) INTO v_stored
+      FROM {{schema}}.events e WHERE e.event_id = ANY (p_ids);
+  END IF;
 
   FOR i IN 1 .. v_items LOOP
     v_n := p_counts[i];
@@ -401,9 +411,11 @@ BEGIN
 
     IF v_written THEN
       w_item := w_item || i;
-      w_stream := w_stream || v_stream;
-      w_first := w_first || v_first;
       w_count := w_count || v_n;
+      FOR k IN 0 .. v_n - 1 LOOP
+        e_stream[v_first + k] := v_stream;
+        e_revision[v_first + k] := w_base[cardinality(w_base)] + 1 + k;
+      END LOOP;
     ELSE
       out_item := i;
       out_status := r_status;
@@ -424,20 +436,17 @@ BEGIN
     RETURN;
   END IF;
 
-  -- Every written item's events in one statement, in item order: sequences follow that order, so
-  -- within a stream they follow the revisions.
+  -- Every written item's events in one statement, in item order (unnest keeps the arrays'
+  -- order): sequences follow that order, so within a stream they follow the revisions.
   WITH inserted AS (
     INSERT INTO {{schema}}.events (event_id, stream_name, stream_revision, event_type, data, metadata)
-    SELECT p_ids[w.first_event + k], w.stream_name, w.base_revision + 1 + k, p_types[w.first_event + k],
-           p_data[w.first_event + k]::jsonb,
-           CASE WHEN v_hash[w.first_event + k] IS NULL THEN p_metadata[w.first_event + k]::jsonb
-                ELSE p_metadata[w.first_event + k]::jsonb
-                     || jsonb_build_object('prevHash', v_prevh[w.first_event + k], 'hash', v_hash[w.first_event + k])
+    SELECT u.id, u.stream_name, u.revision, u.event_type, u.data::jsonb,
+           CASE WHEN u.hash IS NULL THEN u.metadata::jsonb
+                ELSE u.metadata::jsonb || jsonb_build_object('prevHash', u.prev_hash, 'hash', u.hash)
            END
-      FROM unnest(w_stream, w_first, w_count, w_base)
-             WITH ORDINALITY AS w(stream_name, first_event, event_count, base_revision, ord)
-      CROSS JOIN LATERAL generate_series(0, w.event_count - 1) AS k
-     ORDER BY w.ord, k
+      FROM unnest(p_ids, e_stream, e_revision, p_types, p_data, p_metadata, v_prevh, v_hash)
+             AS u(id, stream_name, revision, event_type, data, metadata, prev_hash, hash)
+     WHERE u.revision IS NOT NULL
     RETURNING sequence
   )
   SELECT array_agg(inserted.sequence ORDER BY inserted.sequence) INTO v_seqs FROM inserted;
@@ -482,7 +491,7 @@ BEGIN
   END IF;
   SELECT * INTO v_row FROM {{schema}}.append_groups(
     ARRAY[p_stream], ARRAY[p_expected], ARRAY[cardinality(p_ids)], ARRAY[NULL::text],
-    ARRAY[NULL::text], p_ids, p_types, p_data, p_metadata, p_content);
+    ARRAY[NULL::text], p_ids, p_types, p_data, p_metadata, p_content, true);
   IF v_row.out_status = 'conflict' THEN
     RAISE EXCEPTION 'wrong expected version' USING ERRCODE = 'CS409', DETAIL = v_row.out_detail;
   ELSIF v_row.out_status = 'duplicate' THEN
