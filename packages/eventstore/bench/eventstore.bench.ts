@@ -219,8 +219,9 @@ async function emmettWorkload(
       schema: { autoMigration: index === 0 ? 'CreateOrUpdate' : 'None' },
     }),
   );
-  await stores[0]!.schema.migrate();
   try {
+    // Inside the try: a failed migration must still close the clients, or the process hangs.
+    await stores[0]!.schema.migrate();
     return await appendRace('emmett-postgresql', batchSize, (writer) => {
       const store = stores[writer]!;
       const versions = new Array<bigint>(STREAMS_PER_WRITER).fill(0n);
