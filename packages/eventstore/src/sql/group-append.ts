@@ -163,7 +163,7 @@ export class GroupAppender {
       await this.#appendAlone(item).then(item.resolve, item.reject);
       return;
     }
-    // Heads are locked in stream-name order, so two groups never wait for each other in a cycle.
+    // Heads are locked in stream-name order: two groups never wait for each other's heads in a cycle.
     const ordered = [...group].sort((a, b) =>
       a.stream < b.stream ? -1 : a.stream > b.stream ? 1 : 0,
     );
@@ -181,7 +181,15 @@ export class GroupAppender {
       for (const item of ordered) await this.#appendAlone(item).then(item.resolve, item.reject);
       return;
     }
-    const outcomes = this.#outcomes(ordered, rows);
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.#outcomes(ordered, rows);
+    } catch (error) {
+      // An answer that cannot be read (it cannot happen with append_groups as written): no
+      // caller may be left waiting.
+      for (const item of ordered) item.reject(error);
+      return;
+    }
     if (outcomes.some((outcome) => outcome.kind === 'done' && outcome.wrote)) this.#onAppended();
     const stale: QueuedAppend[] = [];
     outcomes.forEach((outcome, index) => {
