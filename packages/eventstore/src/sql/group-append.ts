@@ -306,7 +306,7 @@ export class GroupAppender {
   #outcomes(items: readonly PendingAppend[], rows: readonly GroupRow[]): Outcome[] {
     const outcomes = new Array<Outcome | undefined>(items.length);
     for (const row of rows) {
-      const index = Number(row.out_item) - 1;
+      const index = row.out_item - 1;
       const item = items[index];
       if (item !== undefined && outcomes[index] === undefined)
         outcomes[index] = this.#outcome(item, row);
