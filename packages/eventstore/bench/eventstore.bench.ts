@@ -476,7 +476,10 @@ const NOTES = [
   'two cores here, so both costs add up. The "after" baseline also pays for the checkpoint and',
   "autovacuum triggered by the store's workloads. NOTIFY inside the append's transaction was the",
   'largest cost (3x: it serializes commits on a cluster-wide lock) and was moved after commit;',
-  'see docs/adr/0002.',
+  'see docs/adr/0002. Since ADR 0021 concurrent appends share a transaction (group commit: one',
+  'round trip and one WAL flush per group; `postgres-ungrouped` is the same store without it) and',
+  'the chain is hashed once, on the client where it knows the head. The costs described above',
+  'are those of an append alone; "Cost per settled round (issue 14)" has the grouped ones.',
 ].join('\n');
 
 /** Replaces (or adds) the "## Event store (issue 3)" section of bench/RESULTS.md. */
