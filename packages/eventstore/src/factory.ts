@@ -6,6 +6,7 @@ import type { EventStore } from './port.js';
 import { PostgresDriver } from './postgres/postgres-driver.js';
 import { DEFAULT_SCHEMA, quoteSchema } from './sql/schema-name.js';
 import { SqlEventStore } from './sql/sql-event-store.js';
+import type { GroupAppendTuning } from './sql/group-append.js';
 import type { SqlSubscriptionTuning } from './sql/sql-subscription.js';
 
 export type EventStoreConfig =
@@ -23,6 +24,8 @@ export type EventStoreConfig =
       /** Deadline of a statement's answer, ms. Default 30 s. */
       readonly queryTimeoutMs?: number;
       readonly subscriptions?: Partial<SqlSubscriptionTuning>;
+      /** Group commit of concurrent appends (on by default) and the head cache. */
+      readonly appends?: Partial<GroupAppendTuning>;
     }
   | {
       readonly kind: 'pglite';
@@ -30,6 +33,7 @@ export type EventStoreConfig =
       readonly dataDir: string;
       readonly schema?: string;
       readonly subscriptions?: Partial<SqlSubscriptionTuning>;
+      readonly appends?: Partial<GroupAppendTuning>;
     }
   | {
       /** In this process's memory: for tests and as the port's reference; not durable. */
@@ -63,6 +67,7 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
       return SqlEventStore.open(driver, {
         schema,
         ...(config.subscriptions ? { subscriptions: config.subscriptions } : {}),
+        ...(config.appends ? { appends: config.appends } : {}),
       });
     }
     case 'pglite': {
@@ -72,6 +77,7 @@ export async function createEventStore(config: EventStoreConfig): Promise<EventS
       return SqlEventStore.open(driver, {
         schema,
         ...(config.subscriptions ? { subscriptions: config.subscriptions } : {}),
+        ...(config.appends ? { appends: config.appends } : {}),
       });
     }
     case 'memory':

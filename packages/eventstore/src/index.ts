@@ -44,4 +44,5 @@ export { MemoryEventStore } from './memory/memory-event-store.js';
 export { DEFAULT_SCHEMA } from './sql/schema-name.js';
 export { MIGRATIONS, type Migration } from './sql/migrations.js';
 export type { SqlSubscriptionTuning } from './sql/sql-subscription.js';
+export type { GroupAppendTuning } from './sql/group-append.js';
 export type { EsdbTuning } from './esdb/esdb-event-store.js';

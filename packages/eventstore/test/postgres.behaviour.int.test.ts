@@ -298,6 +298,6 @@ describe('postgres: migrations', () => {
     const applied = await sql<{ version: number }>(
       `SELECT version FROM schema_migrations ORDER BY version`,
     );
-    expect(applied.map((row) => row.version)).toEqual([1]);
+    expect(applied.map((row) => row.version)).toEqual([1, 2]);
   });
 });

@@ -69,6 +69,22 @@ function executor(client: Queryable): SqlExecutor {
   };
 }
 
+/** The socket under a `pg` client, where it has one that can be corked (pg's own field). */
+function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | undefined {
+  const stream = (
+    client as unknown as { connection?: { stream?: Partial<Record<string, unknown>> } }
+  ).connection?.stream;
+  return typeof stream?.['cork'] === 'function' && typeof stream['uncork'] === 'function'
+    ? (stream as unknown as { cork(): void; uncork(): void })
+    : undefined;
+}
+
+/** An error the server answered with a SQLSTATE (the connection is still usable). */
+function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
+}
+
 /**
  * Advisory lock key of a lease: 64 bits of md5, so two subscription names practically never share
  * a lock (hashtext's 32 bits would collide at a few tens of thousands of names).
@@ -96,8 +112,36 @@ export class PostgresDriver implements SqlDriver {
     this.#pool.on('error', () => undefined);
   }
 
-  query<Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
-    return run<Row>(this.#pool, text, params);
+  /**
+   * A statement on a pooled connection. Unlike `pool.query`, a connection is kept after an error
+   * the server answered (a SQLSTATE: the connection is fine) and only discarded after a broken or
+   * timed-out one; and the statement's messages (bind, describe, execute, sync: four writes in
+   * `pg`) leave in one write, the socket corked while `pg` writes them.
+   */
+  async query<Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', onError);
+    try {
+      const socket = socketOf(client);
+      socket?.cork();
+      let pending: Promise<QueryResult<Row>>;
+      try {
+        pending = run<Row>(client, text, params);
+      } finally {
+        socket?.uncork();
+      }
+      return await pending;
+    } catch (error) {
+      if (!hasSqlState(error)) broken ??= error instanceof Error ? error : new Error(String(error));
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(broken);
+    }
   }
 
   async exec(script: string): Promise<void> {

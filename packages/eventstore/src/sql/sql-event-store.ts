@@ -1,29 +1,21 @@
 import { EventEmitter } from 'node:events';
-import { resolveStoredIds } from '../append-rules.js';
 import { RunningSubscriptions } from '../checkpointed-subscription.js';
-import {
-  DuplicateEventIdError,
-  EventStoreClosedError,
-  WrongExpectedVersionError,
-} from '../errors.js';
+import { EventStoreClosedError } from '../errors.js';
 import { verifyChain } from '../hash-chain.js';
 import type {
   AppendOptions,
   AppendResult,
   EventStore,
-  ExpectedVersion,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
-  StreamState,
   StreamVerification,
   SubscribeOptions,
   Subscription,
 } from '../port.js';
-import { decodePosition, encodePosition } from '../position.js';
+import { decodePosition } from '../position.js';
 import {
-  type EncodedEvent,
   validateAppend,
   validateReadAllOptions,
   validateReadStreamOptions,
@@ -31,6 +23,11 @@ import {
   validateSubscribeOptions,
 } from '../validation.js';
 import { int8, int8Param, type SqlDriver } from './driver.js';
+import {
+  DEFAULT_GROUP_APPEND_TUNING,
+  GroupAppender,
+  type GroupAppendTuning,
+} from './group-append.js';
 import { migrate } from './migrations.js';
 import { toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type Statements } from './statements.js';
@@ -40,37 +37,11 @@ import {
   type SqlSubscriptionTuning,
 } from './sql-subscription.js';
 
-/** Sentinels of append_events' p_expected parameter. */
-const EXPECTED_CODES: Record<Exclude<ExpectedVersion, bigint>, bigint> = {
-  'no-stream': -1n,
-  any: -2n,
-  exists: -3n,
-};
-
 export interface SqlEventStoreOptions {
   readonly schema: string;
   readonly subscriptions?: Partial<SqlSubscriptionTuning>;
-}
-
-interface AppendRow {
-  out_revision: unknown;
-  out_transaction_id: string;
-  out_sequence: unknown;
-  out_idempotent: boolean;
-}
-
-interface EventLocationRow {
-  event_id: string;
-  stream_name: string;
-  stream_revision: unknown;
-  transaction_id: string;
-  sequence: unknown;
-}
-
-interface DatabaseError {
-  code?: string;
-  detail?: string;
-  constraint?: string;
+  /** Group commit and the client-side head cache (defaults: DEFAULT_GROUP_APPEND_TUNING). */
+  readonly appends?: Partial<GroupAppendTuning>;
 }
 
 /**
@@ -84,6 +55,7 @@ export class SqlEventStore implements EventStore {
   readonly #subscriptions: RunningSubscriptions;
   /** In-process wake-up for local subscribers; NOTIFY covers the other processes. */
   readonly #appended = new EventEmitter().setMaxListeners(0);
+  readonly #appender: GroupAppender;
   #closed = false;
 
   private constructor(driver: SqlDriver, options: SqlEventStoreOptions) {
@@ -96,6 +68,16 @@ export class SqlEventStore implements EventStore {
       maxBackoffMs: 5_000,
       pageSize: 500,
       ...options.subscriptions,
+    });
+    this.#appender = new GroupAppender({
+      executor: driver,
+      sql: this.#sql,
+      tuning: { ...DEFAULT_GROUP_APPEND_TUNING, ...options.appends },
+      // Once per committed transaction: local subscribers now, other processes by NOTIFY.
+      onAppended: () => {
+        this.#appended.emit('appended');
+        this.#driver.signalAppended();
+      },
     });
   }
 
@@ -114,6 +96,7 @@ export class SqlEventStore implements EventStore {
     return this.#schema;
   }
 
+  /** Bad input and a closed store reject (never throw), like the I/O that follows. */
   async append(
     stream: string,
     events: readonly NewEvent[],
@@ -121,55 +104,7 @@ export class SqlEventStore implements EventStore {
   ): Promise<AppendResult> {
     this.#assertOpen();
     const { expected, encoded } = validateAppend(stream, events, options);
-    let rows: AppendRow[];
-    try {
-      ({ rows } = await this.#driver.query<AppendRow>(this.#sql.append, [
-        stream,
-        int8Param(typeof expected === 'bigint' ? expected : EXPECTED_CODES[expected]),
-        encoded.map((event) => event.id),
-        encoded.map((event) => event.type),
-        encoded.map((event) => event.dataJson),
-        encoded.map((event) => event.metadataJson),
-        encoded.map((event) => event.chainContent),
-        false,
-      ]));
-    } catch (error) {
-      if (isDuplicateIdViolation(error)) return this.#resolveDuplicate(stream, encoded);
-      throw translateAppendError(error, stream, expected);
-    }
-    const row = rows[0];
-    if (!row) throw new Error('append_events returned no row');
-    if (!row.out_idempotent) {
-      this.#appended.emit('appended');
-      this.#driver.signalAppended();
-    }
-    return {
-      revision: int8(row.out_revision),
-      position: encodePosition(BigInt(row.out_transaction_id), int8(row.out_sequence)),
-      idempotent: row.out_idempotent,
-    };
-  }
-
-  /**
-   * An id of the batch is stored already (the unique index fired, on the fast path that checks
-   * no ids up front): a retry gets the original result, anything else is a duplicate. A second
-   * round trip, on retries only.
-   */
-  async #resolveDuplicate(stream: string, encoded: readonly EncodedEvent[]): Promise<AppendResult> {
-    const { rows } = await this.#driver.query<EventLocationRow>(this.#sql.findEvents, [
-      encoded.map((event) => event.id),
-    ]);
-    const byId = new Map(
-      rows.map((row) => [
-        row.event_id,
-        {
-          stream: row.stream_name,
-          revision: int8(row.stream_revision),
-          position: encodePosition(BigInt(row.transaction_id), int8(row.sequence)),
-        },
-      ]),
-    );
-    return resolveStoredIds(stream, encoded, (id) => byId.get(id));
+    return this.#appender.append({ stream, expected, encoded });
   }
 
   async readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
@@ -232,6 +167,7 @@ export class SqlEventStore implements EventStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#appender.drain();
     await this.#subscriptions.stopAll();
     this.#appended.removeAllListeners();
     await this.#driver.close();
@@ -240,27 +176,4 @@ export class SqlEventStore implements EventStore {
   #assertOpen(): void {
     if (this.#closed) throw new EventStoreClosedError();
   }
-}
-
-function isDuplicateIdViolation(error: unknown): boolean {
-  const { code, constraint } = (error ?? {}) as DatabaseError;
-  return code === '23505' && constraint === 'events_event_id_key';
-}
-
-/** Maps the database's errors of append_events to the port's typed errors. */
-function translateAppendError(error: unknown, stream: string, expected: ExpectedVersion): unknown {
-  const { code, detail } = (error ?? {}) as DatabaseError;
-  if (code === 'CS409') {
-    const actual: StreamState =
-      detail === undefined || detail === 'no-stream' ? 'no-stream' : BigInt(detail);
-    return new WrongExpectedVersionError(stream, expected, actual);
-  }
-  if (code === 'CS422' && detail !== undefined) {
-    const where = JSON.parse(detail) as { id: string; stream: string; revision: number | string };
-    return new DuplicateEventIdError(stream, where.id, {
-      stream: where.stream,
-      revision: BigInt(where.revision),
-    });
-  }
-  return error;
 }

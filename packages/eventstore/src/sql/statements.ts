@@ -29,9 +29,14 @@ const SETTLED = `e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 export function statements(schema: string) {
   const s = quoteSchema(schema);
   return {
-    /** $1 stream, $2 expected, $3 ids, $4 types, $5 data, $6 metadata, $7 content, $8 notify */
-    append: `SELECT out_revision, out_transaction_id, out_sequence, out_idempotent
-      FROM ${s}.append_events($1::text, $2::bigint, $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean)`,
+    /**
+     * One group of appends (see append_groups): $1 streams, $2 expected, $3 counts, $4 head hash the
+     * client chained from (or null), $5 its last hash; per event $6 ids, $7 types, $8 data,
+     * $9 metadata, $10 content (null where the client hashed); $11 look up stored ids first
+     */
+    appendGroup: `SELECT out_item, out_status, out_revision, out_transaction_id, out_sequence, out_last_hash, out_detail
+      FROM ${s}.append_groups($1::text[], $2::bigint[], $3::int[], $4::text[], $5::text[],
+        $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::boolean)`,
 
     /** $1 stream, $2 from revision (null: start), $3 limit (null: all) */
     readStreamForwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
