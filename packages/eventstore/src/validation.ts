@@ -256,5 +256,11 @@ export function validateSubscribeOptions(options: SubscribeOptions): void {
   ) {
     throw new EventValidationError(`from must be 'start', 'end' or a bigint position >= 0n`);
   }
+  const checkpoints: unknown = options.checkpoints;
+  if (checkpoints !== undefined && checkpoints !== 'per-event' && checkpoints !== 'per-page') {
+    throw new EventValidationError(
+      `checkpoints must be 'per-event' or 'per-page', not ${JSON.stringify(checkpoints)}`,
+    );
+  }
   normalizeFilter(options.filter);
 }

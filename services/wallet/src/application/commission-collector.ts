@@ -65,6 +65,9 @@ export function startCommissionCollector(
     name: 'wallet-commission-collector',
     from: 'start',
     filter: { streamPrefix: streams.table(''), eventTypes: ['DealerChanged'] },
+    // A DealerChanged delivered again collects nothing (what was collected is no longer owed):
+    // one checkpoint per page (ADR 0022).
+    checkpoints: 'per-page',
     onError,
     handler: async (event) => {
       const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
