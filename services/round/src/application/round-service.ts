@@ -237,8 +237,16 @@ export class RoundService {
 
   /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
   async deal(roundId: string, context: CommandContext): Promise<RoundState> {
-    const round = await this.getRound(roundId);
-    requireTakesCards(round, 'rng'); // refused before the shoe draws
+    // Refused before the shoe draws; asked of the round as this process last wrote it (a refusal
+    // is asked again on the round as read). The DealCards append confirms it with the round's
+    // version; only another process writing the game between the two could make it refuse the
+    // cards, as it could between a read and the append before (ADR 0022).
+    const round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
+      if (current.status === 'none')
+        throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
+      requireTakesCards(current, 'rng');
+      return current;
+    });
     if (round.status === 'completed') return round; // dealt already: a retried deal
     const cards = await this.shoes.drawRound(
       { shoeId: round.shoeId, roundId, roundNumber: round.number },
