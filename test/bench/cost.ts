@@ -234,10 +234,13 @@ export class RoundCost {
     // of stream, whether they read it whole or after a cached revision, and whether they found
     // anything (pg-statement-counter.js). Not statements of their own: kept apart from the sum.
     const reads: Record<string, number> = {};
+    // `log read: <prefix> <types>`: the reads of the log by position, by the reader's filter.
+    const logReads: Record<string, number> = {};
     for (const [kind, count] of Object.entries(after.driverStatements)) {
       const delta = count - (before.driverStatements[kind] ?? 0);
       if (delta <= 0) continue;
       if (kind.startsWith('stream read: ')) reads[kind.slice('stream read: '.length)] = delta;
+      else if (kind.startsWith('log read: ')) logReads[kind.slice('log read: '.length)] = delta;
       else statements[kind] = delta;
     }
     const statementTotal = Object.values(statements).reduce((sum, n) => sum + n, 0);
@@ -272,6 +275,11 @@ export class RoundCost {
       ),
       streamReadsPerRoundByCategory: Object.fromEntries(
         Object.entries(reads)
+          .sort(([, a], [, b]) => b - a)
+          .map(([kind, count]) => [kind, per(count, 2)]),
+      ),
+      logReadsPerRoundByFilter: Object.fromEntries(
+        Object.entries(logReads)
           .sort(([, a], [, b]) => b - a)
           .map(([kind, count]) => [kind, per(count, 2)]),
       ),

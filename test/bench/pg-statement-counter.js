@@ -23,6 +23,14 @@ if (directory) {
     if (typeof text === 'string') {
       const kind = kindOf(text);
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      if (kind === 'read events by position') {
+        // Which reader: its filter (stream prefix, event types), `*` where it has none.
+        const values = Array.isArray(rest[0]) ? rest[0] : config?.values;
+        const prefix = typeof values?.[2] === 'string' ? values[2] : '*';
+        const types = Array.isArray(values?.[3]) ? values[3].join(',') : '*';
+        const key = `log read: ${prefix} ${types}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
       if (kind === 'read events by stream') {
         // Which kind of stream (the name up to its first '-': round, wallet, table, shoe…) and
         // whether the read found anything: where each read of a round comes from.

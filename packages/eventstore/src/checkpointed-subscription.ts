@@ -166,8 +166,18 @@ export class CheckpointedSubscription implements Subscription {
       stored = checkpoint;
       storedAt = Date.now();
     };
+    const { readIntervalMs = 0 } = this.#init.options;
+    let readAt = 0;
+    let atEnd = false;
     try {
       while (!this.#stopped()) {
+        // Woken sooner than its read interval (every append in the process wakes it): wait, so
+        // that the appends of the interval are read together.
+        // A backlog (the last page was full) is read on at once.
+        const early = readAt + readIntervalMs - Date.now();
+        if (early > 0 && atEnd) await this.#pause(early);
+        if (this.#stopped()) return;
+        readAt = Date.now();
         const page = await session.readPage(checkpoint, this.#filter, pageSize);
         for (const event of page.events) {
           if (!(await this.#handle(event))) return;
@@ -179,6 +189,7 @@ export class CheckpointedSubscription implements Subscription {
         // has been seen, and events the filter skipped move the checkpoint, so they are not
         // scanned again.
         const reachedEnd = page.events.length < pageSize;
+        atEnd = reachedEnd;
         if (reachedEnd && page.head !== null && page.head > checkpoint) checkpoint = page.head;
         // Handled events are stored at once (after each, or after the page); skipped ones may
         // wait, since reading them again delivers nothing.

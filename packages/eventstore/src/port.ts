@@ -108,6 +108,13 @@ export interface SubscribeOptions {
    * of one per event (ADR 0022). Either way, a stop stores what was handled.
    */
   readonly checkpoints?: 'per-event' | 'per-page';
+  /**
+   * The shortest time between two reads of the log, ms (default 0). A subscription is woken by
+   * every append it may care about, in its process and (through NOTIFY) in others; one whose
+   * events need no prompt answer reads what arrived in the interval at once instead of once per
+   * wake-up (ADR 0022). Latency grows by up to this much.
+   */
+  readonly readIntervalMs?: number;
 }
 
 export interface Subscription {

@@ -262,5 +262,14 @@ export function validateSubscribeOptions(options: SubscribeOptions): void {
       `checkpoints must be 'per-event' or 'per-page', not ${JSON.stringify(checkpoints)}`,
     );
   }
+  const interval: unknown = options.readIntervalMs;
+  if (
+    interval !== undefined &&
+    !(typeof interval === 'number' && Number.isInteger(interval) && interval >= 0)
+  ) {
+    throw new EventValidationError(
+      `readIntervalMs must be a whole number of milliseconds >= 0, not ${String(interval)}`,
+    );
+  }
   normalizeFilter(options.filter);
 }

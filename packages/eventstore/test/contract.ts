@@ -650,6 +650,34 @@ export function eventStoreContract(target: ContractTarget): void {
         await second.subscription.stop();
       });
 
+      it('with a read interval, still delivers every event, in order', async () => {
+        const prefix = uniqueName('sub');
+        const recorder = record(store, {
+          name: uniqueName('interval'),
+          filter: { streamPrefix: prefix },
+          checkpoints: 'per-page',
+          readIntervalMs: 200,
+        });
+        await recorder.subscription.caughtUp();
+        for (let index = 0; index < 3; index += 1)
+          await store.append(`${prefix}-${index}`, events(2), { expectedVersion: 'no-stream' });
+        await eventually(
+          () => recorder.received.length,
+          (n) => n === 6,
+        );
+        expect(recorder.received.map((e) => e.stream)).toEqual(
+          [0, 0, 1, 1, 2, 2].map((index) => `${prefix}-${index}`),
+        );
+        expect(() =>
+          store.subscribe({
+            name: uniqueName('bad'),
+            readIntervalMs: -1,
+            handler: () => Promise.resolve(),
+          }),
+        ).toThrow(/readIntervalMs must be a whole number of milliseconds >= 0, not -1/);
+        await recorder.subscription.stop();
+      });
+
       it('refuses a checkpoint mode it does not know, naming it', () => {
         expect(() =>
           store.subscribe({
