@@ -230,7 +230,7 @@ export class CommandHandler {
   ): Promise<Handled<Event, State>> {
     return new Promise((resolve, reject) => {
       const queued: Queued = {
-        aggregate: aggregate as Aggregate<unknown, DomainEvent, unknown>,
+        aggregate,
         command,
         context,
         options: options as HandleOptions<DomainEvent>,
@@ -358,7 +358,7 @@ export class CommandHandler {
           metadata,
         }));
       });
-      let result: AppendResult | null = null;
+      let result: AppendResult | null;
       try {
         result = await this.store.append(stream, records, {
           expectedVersion: cached.revision ?? 'no-stream',
@@ -443,7 +443,7 @@ export class CommandHandler {
         if (cached !== undefined) continue; // refused on what this process saw: read, then judge
         throw error;
       }
-      this.#check(aggregate as Aggregate<unknown, DomainEvent, unknown>, events);
+      this.#check(aggregate, events);
       if (events.length === 0) {
         if (cached !== undefined) continue; // nothing to do, as far as the cache knows: read
         return { events, state: loaded.state, revision: loaded.revision, position: null };

@@ -268,7 +268,7 @@ export function validateSubscribeOptions(options: SubscribeOptions): void {
     !(typeof interval === 'number' && Number.isInteger(interval) && interval >= 0)
   ) {
     throw new EventValidationError(
-      `readIntervalMs must be a whole number of milliseconds >= 0, not ${String(interval)}`,
+      `readIntervalMs must be a whole number of milliseconds >= 0, not ${typeof interval === 'number' ? String(interval) : `a ${typeof interval}`}`,
     );
   }
   normalizeFilter(options.filter);
