@@ -230,9 +230,18 @@ export class RoundCost {
     const per = (value: number, digits = 1) =>
       rounds === 0 ? null : Number((value / rounds).toFixed(digits));
     const statements: Record<string, number> = {};
+    // `stream read: <category>- <whole|after> <rows|empty>`: the stream reads again, by the kind
+    // of stream, whether they read it whole or after a cached revision, and whether they found
+    // anything (pg-statement-counter.js). Not statements of their own: kept apart from the sum.
+    const reads: Record<string, number> = {};
+    // `log read: <prefix> <types>`: the reads of the log by position, by the reader's filter.
+    const logReads: Record<string, number> = {};
     for (const [kind, count] of Object.entries(after.driverStatements)) {
       const delta = count - (before.driverStatements[kind] ?? 0);
-      if (delta > 0) statements[kind] = delta;
+      if (delta <= 0) continue;
+      if (kind.startsWith('stream read: ')) reads[kind.slice('stream read: '.length)] = delta;
+      else if (kind.startsWith('log read: ')) logReads[kind.slice('log read: '.length)] = delta;
+      else statements[kind] = delta;
     }
     const statementTotal = Object.values(statements).reduce((sum, n) => sum + n, 0);
     const cpuMs: Record<string, number | null> = {};
@@ -261,6 +270,16 @@ export class RoundCost {
       cpuMsPerRoundByProcess: cpuMs,
       statementsPerRoundByKind: Object.fromEntries(
         Object.entries(statements)
+          .sort(([, a], [, b]) => b - a)
+          .map(([kind, count]) => [kind, per(count, 2)]),
+      ),
+      streamReadsPerRoundByCategory: Object.fromEntries(
+        Object.entries(reads)
+          .sort(([, a], [, b]) => b - a)
+          .map(([kind, count]) => [kind, per(count, 2)]),
+      ),
+      logReadsPerRoundByFilter: Object.fromEntries(
+        Object.entries(logReads)
           .sort(([, a], [, b]) => b - a)
           .map(([kind, count]) => [kind, per(count, 2)]),
       ),

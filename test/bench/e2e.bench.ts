@@ -7,11 +7,13 @@ import { randomUUID } from 'node:crypto';
  * PayoutCredited) p50/p99, events/s, and what each settled round cost (bench/cost.ts):
  * PostgreSQL transactions and statements, store appends and reads, HTTP requests, CPU ms of the
  * gateway and of PostgreSQL.
- * Env: TABLES (default 4), DURATION_S (default 30), PAIR_BETS (default 0), DATABASE_URL.
+ * Env: TABLES (default 4), DURATION_S (default 30), PAIR_BETS (default 0), DATABASE_URL,
+ * CPU_PROF_DIR (the gateway writes a V8 CPU profile of the whole run there when it stops).
  */
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createEventStore } from '@croupier/eventstore';
 import { freePort } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
@@ -54,6 +56,12 @@ gatewayProcess = new ServiceProcess(
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '0',
     ...cost.serviceEnv,
+    ...(process.env.CPU_PROF_DIR
+      ? {
+          NODE_OPTIONS: `${cost.serviceEnv.NODE_OPTIONS ?? ''} --import=${fileURLToPath(new URL('./cpu-profiler.js', import.meta.url))}`,
+          CPU_PROF_DIR: process.env.CPU_PROF_DIR,
+        }
+      : {}),
   },
   join(mkdtempSync(join(tmpdir(), 'croupier-bench-')), 'gateway.log'),
 );

@@ -23,6 +23,38 @@ if (directory) {
     if (typeof text === 'string') {
       const kind = kindOf(text);
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      if (kind === 'read events by position') {
+        // Which reader: its filter (stream prefix, event types), `*` where it has none.
+        const values = Array.isArray(rest[0]) ? rest[0] : config?.values;
+        const prefix = typeof values?.[2] === 'string' ? values[2] : '*';
+        const types = Array.isArray(values?.[3]) ? values[3].join(',') : '*';
+        const key = `log read: ${prefix} ${types}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      if (kind === 'read events by stream') {
+        // Which kind of stream (the name up to its first '-': round, wallet, table, shoe…) and
+        // whether the read found anything: where each read of a round comes from.
+        const values = Array.isArray(rest[0]) ? rest[0] : config?.values;
+        const stream = typeof values?.[0] === 'string' ? values[0] : '?';
+        const category = stream.split('-')[0];
+        const from = values?.[1] === null || values?.[1] === undefined ? 'whole' : 'after';
+        const counted = (rows) => {
+          const key = `stream read: ${category}- ${from} ${rows > 0 ? 'rows' : 'empty'}`;
+          counts.set(key, (counts.get(key) ?? 0) + 1);
+        };
+        const last = rest.at(-1);
+        if (typeof last === 'function') {
+          rest[rest.length - 1] = (error, result) => {
+            if (!error) counted(result?.rowCount ?? 0);
+            return last(error, result);
+          };
+        } else {
+          const pending = original.call(this, config, ...rest);
+          if (pending && typeof pending.then === 'function')
+            pending.then((result) => counted(result?.rowCount ?? 0)).catch(() => undefined);
+          return pending;
+        }
+      }
     }
     return original.call(this, config, ...rest);
   };

@@ -3,6 +3,7 @@ import {
   backoffs,
   DuplicateEventIdError,
   WrongExpectedVersionError,
+  type AppendResult,
   type Backoff,
   type EventStore,
   type RecordedEvent,
@@ -33,6 +34,19 @@ export interface Aggregate<Command, Event extends DomainEvent, State> {
    * stored event when it is read back, and each decided event before it is appended.
    */
   readonly parse: (event: Pick<RecordedEvent, 'type' | 'data'>) => Event;
+}
+
+/** The most commands one append takes (see #drain). */
+const MAX_BATCH = 64;
+
+/** A command waiting for its stream, as `handle` received it. */
+interface Queued {
+  readonly aggregate: Aggregate<unknown, DomainEvent, unknown>;
+  readonly command: unknown;
+  readonly context: CommandContext;
+  readonly options: HandleOptions<DomainEvent>;
+  readonly resolve: (handled: Handled<DomainEvent, unknown>) => void;
+  readonly reject: (error: unknown) => void;
 }
 
 export interface Loaded<State> {
@@ -104,6 +118,13 @@ export interface Handled<Event, State> {
 export interface HandleOptions<Event> {
   /** Event ids for the decided events; deterministic ids make a retried step a no-op. */
   readonly eventIds?: (events: readonly Event[]) => readonly string[];
+  /**
+   * The stream is expected not to exist yet (a round or shoe opened under its next number): when
+   * it is not cached, decide on the initial state with no read and append with `no-stream`. If
+   * the stream exists after all, the append conflicts and the command is decided again on the
+   * stream as read, as for any stale cache (ADR 0020, 0022).
+   */
+  readonly expectNew?: boolean;
 }
 
 /**
@@ -124,7 +145,8 @@ export interface HandleOptions<Event> {
  */
 export class CommandHandler {
   readonly #caches = new Map<object, StateCache>();
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Commands waiting per stream; the first is being run (see #drain). */
+  readonly #queues = new Map<string, Queued[]>();
   readonly #retry: RetryPolicy;
   readonly #cacheSize: number;
 
@@ -155,6 +177,30 @@ export class CommandHandler {
     return this.#cacheOf(aggregate).get(stream) as Loaded<State> | undefined;
   }
 
+  /**
+   * Asks a question of a stream's state before touching another stream (a guard of the decider,
+   * ADR 0019), on the cached state when held, with no read. A refusal (a `DomainError`) on the
+   * cached state is asked again on the stream as read, so a stale cache never refuses what the
+   * stream allows. An answer the cache allows is confirmed later by the append on this stream,
+   * with the cached revision as its expected version (ADR 0020, 0022): the caller must only use it
+   * where that append comes, and where a refusal then is handled (the bet workflow's release).
+   */
+  async ask<Command, Event extends DomainEvent, State, Answer>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+    question: (state: State) => Answer,
+  ): Promise<Answer> {
+    const cached = this.#cached<State>(aggregate, stream);
+    if (cached !== undefined) {
+      try {
+        return question(cached.state);
+      } catch (error) {
+        if (!(error instanceof DomainError)) throw error;
+      }
+    }
+    return question((await this.load(aggregate, stream)).state);
+  }
+
   /** Reads a stream and folds it through the decider (from the last state seen, when cached). */
   async load<Command, Event extends DomainEvent, State>(
     aggregate: Aggregate<Command, Event, State>,
@@ -182,11 +228,24 @@ export class CommandHandler {
     context: CommandContext,
     options: HandleOptions<Event> = {},
   ): Promise<Handled<Event, State>> {
-    return this.#serialized(stream, () =>
-      this.#decideAndAppend(aggregate, stream, command, context, options),
-    );
+    return new Promise((resolve, reject) => {
+      const queued: Queued = {
+        aggregate,
+        command,
+        context,
+        options: options as HandleOptions<DomainEvent>,
+        resolve: resolve as Queued['resolve'],
+        reject,
+      };
+      const queue = this.#queues.get(stream);
+      if (queue !== undefined) {
+        queue.push(queued);
+        return;
+      }
+      this.#queues.set(stream, [queued]);
+      void this.#drain(stream);
+    });
   }
-
   #cacheOf(aggregate: object): StateCache {
     let cache = this.#caches.get(aggregate);
     if (cache === undefined) {
@@ -200,19 +259,157 @@ export class CommandHandler {
    * Commands on one stream run one after another within the process: concurrent requests on a
    * hot stream (a player's wallet, a round taking bets) then never lose their work to a version
    * conflict they raised against each other. Across processes the expected version decides.
+   *
+   * Commands that queued up while the stream was busy are decided together, each on the state the
+   * ones before it leave, and appended as one batch (ADR 0022): seven players betting into a
+   * round at once cost two appends, not seven. Only what the batch can confirm by its append is
+   * taken in it; a command refused or deciding nothing there, and every command of a batch whose
+   * append fails, is run again alone, as if it had never been batched (a failed append wrote
+   * nothing).
    */
-  async #serialized<T>(stream: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(stream) ?? Promise.resolve();
-    const current = previous.then(work, work);
-    const tail = current.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(stream, tail);
+  async #drain(stream: string): Promise<void> {
+    const queue = this.#queues.get(stream)!;
     try {
-      return await current;
+      while (queue.length > 0) {
+        const first = queue[0]!;
+        let size = 1;
+        while (
+          size < queue.length &&
+          size < MAX_BATCH &&
+          queue[size]!.aggregate === first.aggregate
+        )
+          size++;
+        const batch = queue.splice(0, size);
+        if (batch.length === 1) await this.#runAlone(stream, first);
+        else {
+          await this.#runBatch(stream, batch).catch((error: unknown) => {
+            // Not a command's own failure (those are each command's answer): answer every one
+            // still waiting with it; an answered promise ignores a second answer.
+            for (const queued of batch) queued.reject(error);
+          });
+        }
+      }
     } finally {
-      if (this.#queues.get(stream) === tail) this.#queues.delete(stream);
+      this.#queues.delete(stream);
+    }
+  }
+
+  async #runAlone(stream: string, queued: Queued): Promise<void> {
+    try {
+      queued.resolve(
+        await this.#decideAndAppend(
+          queued.aggregate,
+          stream,
+          queued.command,
+          queued.context,
+          queued.options,
+        ),
+      );
+    } catch (error) {
+      queued.reject(error);
+    }
+  }
+
+  async #runBatch(stream: string, batch: readonly Queued[]): Promise<void> {
+    const aggregate = batch[0]!.aggregate;
+    const cached =
+      this.#cached<unknown>(aggregate, stream) ??
+      (batch[0]!.options.expectNew === true
+        ? { state: aggregate.decider.initialState(), revision: null }
+        : undefined);
+    if (cached === undefined) {
+      // Nothing seen of the stream: the first command reads it, the rest batch after it.
+      await this.#runAlone(stream, batch[0]!);
+      return this.#runBatchOrAlone(stream, batch.slice(1));
+    }
+    // Decide each on the state the ones before it leave; keep only what an append confirms.
+    let state = cached.state;
+    const taken: { queued: Queued; events: readonly DomainEvent[]; state: unknown }[] = [];
+    const alone: Queued[] = [];
+    for (const queued of batch) {
+      let events: readonly DomainEvent[];
+      try {
+        const command =
+          typeof queued.command === 'function'
+            ? (queued.command as (state: unknown) => unknown)(state)
+            : queued.command;
+        events = aggregate.decider.decide(command, state);
+        this.#check(aggregate, events);
+      } catch {
+        alone.push(queued); // refused here: judged again alone, on the stream as read
+        continue;
+      }
+      if (events.length === 0) {
+        alone.push(queued); // nothing to do, as far as the cache knows: alone, it reads
+        continue;
+      }
+      for (const event of events) state = aggregate.decider.evolve(state, event);
+      taken.push({ queued, events, state });
+    }
+    if (taken.length > 0) {
+      const total = taken.reduce((sum, t) => sum + t.events.length, 0);
+      const records = taken.flatMap(({ queued, events }) => {
+        const ids = queued.options.eventIds?.(events) ?? events.map(() => randomId());
+        const metadata = metadataOf(queued.context);
+        return events.map((event, index) => ({
+          id: ids[index]!,
+          type: event.type,
+          data: event.data,
+          metadata,
+        }));
+      });
+      let result: AppendResult | null;
+      try {
+        result = await this.store.append(stream, records, {
+          expectedVersion: cached.revision ?? 'no-stream',
+        });
+      } catch {
+        result = null; // a conflict, an id stored already, the store away: each alone
+      }
+      if (result === null || result.idempotent) {
+        alone.unshift(...taken.map((t) => t.queued));
+      } else {
+        this.#cacheOf(aggregate).set(stream, state, result.revision);
+        let appended = 0;
+        for (const { queued, events, state: after } of taken) {
+          appended += events.length;
+          queued.resolve({
+            events,
+            state: after,
+            revision: result.revision - BigInt(total - appended),
+            position: result.position,
+          });
+        }
+      }
+    }
+    for (const queued of alone) await this.#runAlone(stream, queued);
+  }
+
+  #runBatchOrAlone(stream: string, batch: readonly Queued[]): Promise<void> {
+    if (batch.length === 0) return Promise.resolve();
+    if (batch.length === 1) return this.#runAlone(stream, batch[0]!);
+    return this.#runBatch(stream, batch);
+  }
+
+  /** What a decider decided may be appended: its own event types, each one its schema reads. */
+  #check(aggregate: Aggregate<unknown, DomainEvent, unknown>, events: readonly DomainEvent[]) {
+    const foreign = events.find((event) => !aggregate.writes.includes(event.type));
+    if (foreign !== undefined) {
+      throw new Error(
+        `${aggregate.name} decided ${foreign.type}, an event type it does not write (ADR 0014)`,
+      );
+    }
+    // What is appended must read back: an event its own schema refuses would stop every
+    // reader of the stream (a projection never skips an event), so it is never stored.
+    for (const event of events) {
+      try {
+        aggregate.parse(event);
+      } catch (error) {
+        throw new Error(
+          `${aggregate.name} decided a ${event.type} its schema refuses; nothing was appended`,
+          { cause: error },
+        );
+      }
     }
   }
 
@@ -226,7 +423,14 @@ export class CommandHandler {
     const { maxAttempts, backoff } = this.#retry;
     for (let attempt = 1; ; attempt++) {
       // First from the cache (no round trip); after a conflict, from the store.
-      const cached = attempt === 1 ? this.#cached<State>(aggregate, stream) : undefined;
+      // A stream expected to be new is decided on the initial state: `no-stream` confirms it.
+      const cached =
+        attempt === 1
+          ? (this.#cached<State>(aggregate, stream) ??
+            (options.expectNew === true
+              ? { state: aggregate.decider.initialState(), revision: null }
+              : undefined))
+          : undefined;
       const loaded = cached ?? (await this.load(aggregate, stream));
       let events: readonly Event[];
       try {
@@ -239,24 +443,7 @@ export class CommandHandler {
         if (cached !== undefined) continue; // refused on what this process saw: read, then judge
         throw error;
       }
-      const foreign = events.find((event) => !aggregate.writes.includes(event.type));
-      if (foreign !== undefined) {
-        throw new Error(
-          `${aggregate.name} decided ${foreign.type}, an event type it does not write (ADR 0014)`,
-        );
-      }
-      // What is appended must read back: an event its own schema refuses would stop every
-      // reader of the stream (a projection never skips an event), so it is never stored.
-      for (const event of events) {
-        try {
-          aggregate.parse(event);
-        } catch (error) {
-          throw new Error(
-            `${aggregate.name} decided a ${event.type} its schema refuses; nothing was appended`,
-            { cause: error },
-          );
-        }
-      }
+      this.#check(aggregate, events);
       if (events.length === 0) {
         if (cached !== undefined) continue; // nothing to do, as far as the cache knows: read
         return { events, state: loaded.state, revision: loaded.revision, position: null };

@@ -12,6 +12,11 @@ export interface SubscriptionTuning {
   readonly maxBackoffMs: number;
   /** Events read per page. */
   readonly pageSize: number;
+  /**
+   * How long a checkpoint may stay behind events the filter skipped (ms, default 1,000): moving it past them
+   * only saves scanning them again, so it is stored with the next handled event or after this.
+   */
+  readonly idleCheckpointMs?: number;
 }
 
 /** Events after a position that pass the filter, read in one snapshot of the log. */
@@ -145,28 +150,61 @@ export class CheckpointedSubscription implements Subscription {
   }
 
   async #consume(session: ConsumerSession): Promise<void> {
-    let checkpoint = await this.#loadCheckpoint(session);
-    this.#position = checkpoint;
-    const { pageSize, pollIntervalMs } = this.#init.tuning;
-    while (!this.#stopped()) {
-      const page = await session.readPage(checkpoint, this.#filter, pageSize);
-      for (const event of page.events) {
-        if (!(await this.#handle(event))) return;
-        await this.#storeCheckpoint(session, checkpoint, event.position);
-        checkpoint = event.position;
+    // `stored` is the checkpoint in the store, `checkpoint` how far this consumer has read. They
+    // differ between a handled event and its page's end in 'per-page' mode, and while only
+    // events the filter skipped lie between them (stored at most every `idleCheckpointMs`:
+    // reading those again after a crash costs a scan, never a delivery).
+    let stored = await this.#loadCheckpoint(session);
+    let storedAt = Date.now();
+    let checkpoint = stored;
+    this.#position = stored;
+    const { pageSize, pollIntervalMs, idleCheckpointMs = 1_000 } = this.#init.tuning;
+    const perEvent = (this.#init.options.checkpoints ?? 'per-event') === 'per-event';
+    const store = async () => {
+      if (checkpoint === stored) return;
+      await this.#storeCheckpoint(session, stored, checkpoint);
+      stored = checkpoint;
+      storedAt = Date.now();
+    };
+    const { readIntervalMs = 0 } = this.#init.options;
+    let readAt = 0;
+    let atEnd = false;
+    try {
+      while (!this.#stopped()) {
+        // Woken sooner than its read interval (every append in the process wakes it): wait, so
+        // that the appends of the interval are read together.
+        // A backlog (the last page was full) is read on at once.
+        const early = readAt + readIntervalMs - Date.now();
+        if (early > 0 && atEnd) await this.#pause(early);
         if (this.#stopped()) return;
+        readAt = Date.now();
+        const page = await session.readPage(checkpoint, this.#filter, pageSize);
+        for (const event of page.events) {
+          if (!(await this.#handle(event))) return;
+          checkpoint = event.position;
+          if (perEvent) await store();
+          if (this.#stopped()) return;
+        }
+        // A page shorter than asked reached the end of the snapshot: everything up to its head
+        // has been seen, and events the filter skipped move the checkpoint, so they are not
+        // scanned again.
+        const reachedEnd = page.events.length < pageSize;
+        atEnd = reachedEnd;
+        if (reachedEnd && page.head !== null && page.head > checkpoint) checkpoint = page.head;
+        // Handled events are stored at once (after each, or after the page); skipped ones may
+        // wait, since reading them again delivers nothing.
+        if (page.events.length > 0 || Date.now() - storedAt >= idleCheckpointMs) await store();
+        if (reachedEnd) {
+          this.#caughtUp.resolve();
+          await this.#signal.wait(
+            checkpoint === stored ? pollIntervalMs : Math.min(pollIntervalMs, idleCheckpointMs),
+          );
+        }
       }
-      // A page shorter than asked reached the end of the snapshot: everything up to its head has
-      // been seen, and events the filter skipped move the checkpoint, so they are not scanned again.
-      const reachedEnd = page.events.length < pageSize;
-      if (reachedEnd && page.head !== null && page.head > checkpoint) {
-        await this.#storeCheckpoint(session, checkpoint, page.head);
-        checkpoint = page.head;
-      }
-      if (reachedEnd) {
-        this.#caughtUp.resolve();
-        await this.#signal.wait(pollIntervalMs);
-      }
+    } finally {
+      // Stopping (or failing) with handled events not yet stored: store them, so a clean stop
+      // delivers nothing twice. A failure here leaves them to be delivered again (at least once).
+      await store().catch(() => undefined);
     }
   }
 

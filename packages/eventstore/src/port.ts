@@ -99,6 +99,22 @@ export interface SubscribeOptions {
   readonly handler: (event: RecordedEvent) => Promise<void>;
   /** Reports handler failures, lost connections and lost ownership; the subscription keeps going. */
   readonly onError?: (error: unknown) => void;
+  /**
+   * When the checkpoint is stored: `'per-event'` (default) after each handled event, so a crash
+   * delivers at most the event in flight again; `'per-page'` once after each page of events (up
+   * to the page size), for handlers whose effects are idempotent (ids derived from the event, a
+   * decider that records each effect once): a crash then delivers the page's handled events
+   * again, which changes nothing, and a busy subscription writes one checkpoint per page instead
+   * of one per event (ADR 0022). Either way, a stop stores what was handled.
+   */
+  readonly checkpoints?: 'per-event' | 'per-page';
+  /**
+   * The shortest time between two reads of the log, ms (default 0). A subscription is woken by
+   * every append it may care about, in its process and (through NOTIFY) in others; one whose
+   * events need no prompt answer reads what arrived in the interval at once instead of once per
+   * wake-up (ADR 0022). Latency grows by up to this much.
+   */
+  readonly readIntervalMs?: number;
 }
 
 export interface Subscription {

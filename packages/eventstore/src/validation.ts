@@ -256,5 +256,20 @@ export function validateSubscribeOptions(options: SubscribeOptions): void {
   ) {
     throw new EventValidationError(`from must be 'start', 'end' or a bigint position >= 0n`);
   }
+  const checkpoints: unknown = options.checkpoints;
+  if (checkpoints !== undefined && checkpoints !== 'per-event' && checkpoints !== 'per-page') {
+    throw new EventValidationError(
+      `checkpoints must be 'per-event' or 'per-page', not ${JSON.stringify(checkpoints)}`,
+    );
+  }
+  const interval: unknown = options.readIntervalMs;
+  if (
+    interval !== undefined &&
+    !(typeof interval === 'number' && Number.isInteger(interval) && interval >= 0)
+  ) {
+    throw new EventValidationError(
+      `readIntervalMs must be a whole number of milliseconds >= 0, not ${typeof interval === 'number' ? String(interval) : `a ${typeof interval}`}`,
+    );
+  }
   normalizeFilter(options.filter);
 }

@@ -614,6 +614,80 @@ export function eventStoreContract(target: ContractTarget): void {
         await second.subscription.stop();
       });
 
+      it("with checkpoints 'per-page', resumes after a stop with no gap and no duplicate", async () => {
+        const prefix = uniqueName('sub');
+        const name = uniqueName('per-page');
+        const stream = `${prefix}-s`;
+        await store.append(stream, events(5), { expectedVersion: 'no-stream' });
+        let stopAt = 3;
+        const first = record(store, {
+          name,
+          checkpoints: 'per-page',
+          filter: { streamPrefix: prefix },
+          handler: () => {
+            stopAt -= 1;
+            return Promise.resolve();
+          },
+        });
+        await eventually(() => stopAt <= 0, Boolean);
+        // Stopped in the middle of its page: what it handled is stored by the stop.
+        await first.subscription.stop();
+        const handledFirst = first.received.length;
+        expect(handledFirst).toBeGreaterThanOrEqual(3);
+        await store.append(stream, events(3), { expectedVersion: 4n });
+        const second = record(store, {
+          name,
+          checkpoints: 'per-page',
+          filter: { streamPrefix: prefix },
+        });
+        await eventually(
+          () => second.received.length,
+          (n) => handledFirst + n >= 8,
+        );
+        await sleep(100);
+        const revisions = [...first.received, ...second.received].map((e) => e.revision);
+        expect(revisions).toEqual([0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+        await second.subscription.stop();
+      });
+
+      it('with a read interval, still delivers every event, in order', async () => {
+        const prefix = uniqueName('sub');
+        const recorder = record(store, {
+          name: uniqueName('interval'),
+          filter: { streamPrefix: prefix },
+          checkpoints: 'per-page',
+          readIntervalMs: 200,
+        });
+        await recorder.subscription.caughtUp();
+        for (let index = 0; index < 3; index += 1)
+          await store.append(`${prefix}-${index}`, events(2), { expectedVersion: 'no-stream' });
+        await eventually(
+          () => recorder.received.length,
+          (n) => n === 6,
+        );
+        expect(recorder.received.map((e) => e.stream)).toEqual(
+          [0, 0, 1, 1, 2, 2].map((index) => `${prefix}-${index}`),
+        );
+        expect(() =>
+          store.subscribe({
+            name: uniqueName('bad'),
+            readIntervalMs: -1,
+            handler: () => Promise.resolve(),
+          }),
+        ).toThrow(/readIntervalMs must be a whole number of milliseconds >= 0, not -1/);
+        await recorder.subscription.stop();
+      });
+
+      it('refuses a checkpoint mode it does not know, naming it', () => {
+        expect(() =>
+          store.subscribe({
+            name: uniqueName('bad'),
+            checkpoints: 'sometimes' as 'per-page',
+            handler: () => Promise.resolve(),
+          }),
+        ).toThrow(/checkpoints must be 'per-event' or 'per-page', not "sometimes"/);
+      });
+
       it('lets one consumer per name be active; another takes over when it stops', async () => {
         const prefix = uniqueName('sub');
         const name = uniqueName('single');

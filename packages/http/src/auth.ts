@@ -29,6 +29,9 @@ export const DEFAULT_TOKEN_POLICY: Required<TokenPolicy> = {
   clockSkewSeconds: 60,
 };
 
+/** Verified tokens kept in memory per authority (see TokenAuthority.verified). */
+const VERIFIED_TOKENS_KEPT = 10_000;
+
 /** A person's token lives 12 h unless asked otherwise (a shift), within the policy's bound. */
 const DEFAULT_LIFETIME_SECONDS = 12 * 3_600;
 
@@ -109,8 +112,32 @@ export class TokenAuthority {
       .sign(this.key);
   }
 
+  /**
+   * Tokens verified already, with their principal and `exp`: a client sends the same token with
+   * every request, and checking its HMAC again (WebCrypto, an async job per request) was the
+   * largest cost of a request after the database's (ADR 0022). A token is the exact string that
+   * was verified, so a hit proves the same signature; only time can make it invalid, so a hit is
+   * checked against `exp` and, past it, verified again (and refused as expired). Oldest out first.
+   */
+  private readonly verified = new Map<string, { principal: Principal; expiresAt: number }>();
+
   /** Verifies a bearer token; throws UNAUTHENTICATED naming what was wrong. */
   async verify(token: string): Promise<Principal> {
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      if (this.epochSeconds() < known.expiresAt) return known.principal;
+      this.verified.delete(token);
+    }
+    const checked = await this.verifySignedToken(token);
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT)
+      this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, checked);
+    return checked.principal;
+  }
+
+  private async verifySignedToken(
+    token: string,
+  ): Promise<{ principal: Principal; expiresAt: number }> {
     try {
       const { payload } = await jwtVerify(token, this.key, {
         issuer: ISSUER,
@@ -142,7 +169,7 @@ export class TokenAuthority {
         );
       }
       this.checkLifetime(payload.iat, payload.exp!, role as Role);
-      return { id: payload.sub, role: role as Role };
+      return { principal: { id: payload.sub, role: role as Role }, expiresAt: payload.exp! };
     } catch (error) {
       if (error instanceof DomainError) throw error;
       if (error instanceof joseErrors.JWTExpired)

@@ -249,6 +249,25 @@ describe('tokens must expire, within a bounded lifetime, issued in the past', ()
     expect(response.statusCode).toBe(200);
   });
 
+  it('answers a token verified before from memory until it expires, then refuses it as expired', async () => {
+    let clock = Date.parse('2026-03-01T10:00:00Z');
+    const authority = new TokenAuthority(SECRET, {}, () => clock);
+    const token = await authority.issue({ id: 'amy', role: 'player' }, '30m');
+    expect(await authority.verify(token)).toEqual({ id: 'amy', role: 'player' });
+    clock += 29 * 60_000;
+    expect(await authority.verify(token)).toEqual({ id: 'amy', role: 'player' });
+    clock += 60_000; // at exp
+    await expect(authority.verify(token)).rejects.toMatchObject({
+      code: 'UNAUTHENTICATED',
+      details: { reason: 'expired' },
+    });
+    // One character changed in the signature is another string: verified, and refused.
+    const at = token.length - 10; // inside the signature, clear of base64's padding bits
+    const tampered = `${token.slice(0, at)}${token[at] === 'A' ? 'B' : 'A'}${token.slice(at + 1)}`;
+    clock -= 10 * 60_000;
+    await expect(authority.verify(tampered)).rejects.toMatchObject({ code: 'UNAUTHENTICATED' });
+  });
+
   it('never issues a token longer than its role may live: 24 h for people, 1 h for services', async () => {
     await expect(tokens.issue({ id: 'amy', role: 'player' }, '25h')).rejects.toThrow(RangeError);
     await expect(tokens.issue({ id: 'round', role: 'system' }, '2h')).rejects.toThrow(RangeError);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { QueryResult, SqlDriver, SqlExecutor, SubscriptionSession } from '../sql/driver.js';
 import { notifyChannel } from '../sql/schema-name.js';
@@ -19,6 +20,12 @@ export interface PostgresDriverOptions {
    * partition) does not hold a request, or a subscription, for ever.
    */
   readonly queryTimeoutMs?: number;
+  /**
+   * The shortest time between two NOTIFYs of this driver, ms. Default 20: appends finishing
+   * within it share one signal, and another process's subscribers learn of them at most this
+   * much later (they also poll). 0 sends one as soon as the previous one is answered.
+   */
+  readonly notifyIntervalMs?: number;
 }
 
 /** Connection settings every connection of the driver shares. */
@@ -99,6 +106,11 @@ export class PostgresDriver implements SqlDriver {
   #notifying: Promise<void> | null = null;
   #notifyAgain = false;
   #closed = false;
+  /**
+   * The payload of this driver's NOTIFYs. Its own subscription sessions ignore it: the store
+   * already woke them in-process when the append returned (ADR 0022).
+   */
+  readonly #origin = randomUUID();
 
   constructor(options: PostgresDriverOptions) {
     this.#options = options;
@@ -168,9 +180,9 @@ export class PostgresDriver implements SqlDriver {
 
   /**
    * NOTIFY after the append committed, coalesced: at most one in flight and one queued, however
-   * many appends finish meanwhile. Inside the append's transaction a NOTIFY would serialize all
-   * appending commits on a cluster-wide lock (ADR 0002). Subscribers also poll, so a lost
-   * signal only costs latency.
+   * many appends finish meanwhile, and at most one per `notifyIntervalMs`. Inside the append's
+   * transaction a NOTIFY would serialize all appending commits on a cluster-wide lock (ADR 0002).
+   * Subscribers also poll, so a lost signal only costs latency.
    */
   signalAppended(): void {
     if (this.#closed) return;
@@ -182,10 +194,14 @@ export class PostgresDriver implements SqlDriver {
     this.#notifying = (async () => {
       // Appends that finish while a NOTIFY is in flight set #notifyAgain (the flag is re-read
       // after each await, hence the method call: the compiler would narrow a field read).
+      const interval = this.#options.notifyIntervalMs ?? 20;
       while (this.#takeNotifyRequest()) {
+        const sent = Date.now();
         await this.#pool
-          .query(`SELECT pg_notify($1, '')`, [notifyChannel(this.#options.schema)])
+          .query(`SELECT pg_notify($1, $2)`, [notifyChannel(this.#options.schema), this.#origin])
           .catch(() => undefined);
+        const wait = sent + interval - Date.now();
+        if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
       }
       this.#notifying = null;
     })();
@@ -213,8 +229,9 @@ export class PostgresDriver implements SqlDriver {
       session.broken = true;
       onBroken(error);
     });
-    client.on('notification', () => {
-      onWake();
+    client.on('notification', (message) => {
+      // This driver's own signal: the store woke its subscribers in-process already.
+      if (message.payload !== this.#origin) onWake();
     });
     try {
       await client.connect();

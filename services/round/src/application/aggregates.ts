@@ -72,5 +72,7 @@ export function handleRound(
 ): Promise<Handled<RoundEvent, RoundState>> {
   return commands.handle(roundAggregate, streams.round(roundId), command, context, {
     eventIds: (events) => events.map(roundEventId),
+    // A round is opened under the next number of its shoe: its stream is new (ADR 0022).
+    expectNew: command.type === 'OpenRound',
   });
 }

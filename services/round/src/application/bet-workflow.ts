@@ -63,13 +63,24 @@ export class BetWorkflow {
       bets: input.bets,
       rebetOf: input.rebetOf,
     } as const;
-    const { state } = await this.commands.load(roundAggregate, streams.round(roundId));
-    // 1. The decider validates, and gives each bet the amount its stake must be.
-    const stakes: StakeOf[] = roundDecider
-      .decide(command, state)
-      .flatMap((event) =>
-        event.type === 'BetPlaced' ? [{ betId: event.data.betId, amount: event.data.amount }] : [],
-      );
+    // 1. The decider validates, and gives each bet the amount its stake must be. On the round as
+    // this process last saw it, with no read (a refusal is asked again on the round as read):
+    // step 3's append checks the round's version, and if the round moved on and refuses the
+    // bets there, step 4 gives the stakes back (ADR 0020, 0022).
+    const { state, stakes } = await this.commands.ask(
+      roundAggregate,
+      streams.round(roundId),
+      (round) => ({
+        state: round,
+        stakes: roundDecider
+          .decide(command, round)
+          .flatMap((event): StakeOf[] =>
+            event.type === 'BetPlaced'
+              ? [{ betId: event.data.betId, amount: event.data.amount }]
+              : [],
+          ),
+      }),
+    );
     // 2.
     let debited: readonly StakeOf[];
     try {

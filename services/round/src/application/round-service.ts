@@ -146,7 +146,18 @@ export class RoundService {
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
    */
   async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
-    const next = nextRoundOf(await this.tableShoe(tableId));
+    try {
+      return await this.openRoundOn(await this.tableShoe(tableId, 'as-seen'), context);
+    } catch (error) {
+      // Refused on what this process saw (its last round, the numbers it last saw): ask again
+      // on the table as read, where the refusal, if any, is the real one (ADR 0022).
+      if (!(error instanceof DomainError)) throw error;
+      return this.openRoundOn(await this.tableShoe(tableId, 'as-read'), context);
+    }
+  }
+
+  private async openRoundOn(tableShoe: TableShoe, context: CommandContext): Promise<RoundState> {
+    const next = nextRoundOf(tableShoe);
     if (next.step === 'open-round')
       return this.createRound(next.table, next.shoe, next.number, context);
     const shoe = await this.replaceShoe(next, context);
@@ -226,8 +237,16 @@ export class RoundService {
 
   /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
   async deal(roundId: string, context: CommandContext): Promise<RoundState> {
-    const round = await this.getRound(roundId);
-    requireTakesCards(round, 'rng'); // refused before the shoe draws
+    // Refused before the shoe draws; asked of the round as this process last wrote it (a refusal
+    // is asked again on the round as read). The DealCards append confirms it with the round's
+    // version; only another process writing the game between the two could make it refuse the
+    // cards, as it could between a read and the append before (ADR 0022).
+    const round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
+      if (current.status === 'none')
+        throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
+      requireTakesCards(current, 'rng');
+      return current;
+    });
     if (round.status === 'completed') return round; // dealt already: a retried deal
     const cards = await this.shoes.drawRound(
       { shoeId: round.shoeId, roundId, roundNumber: round.number },
@@ -296,15 +315,35 @@ export class RoundService {
 
   // --- internals ----------------------------------------------------------------------------
 
-  /** What the shoe lifecycle decides on: the table, its latest shoe and that shoe's latest round. */
-  private async tableShoe(tableId: string): Promise<TableShoe> {
+  /**
+   * What the shoe lifecycle decides on: the table, its latest shoe and that shoe's latest round.
+   * `as-read` reads them all and finds the latest numbers in the store. `as-seen` takes the
+   * latest shoe and round numbers this process saw (no probe of the next one) and the last round
+   * as cached: for opening a round, whose append (`no-stream` on the next number) confirms that
+   * no one opened it meanwhile, and whose refusals are asked again `as-read` (ADR 0022). The
+   * table and the shoe are read either way: another process may close them.
+   */
+  private async tableShoe(
+    tableId: string,
+    mode: 'as-read' | 'as-seen' = 'as-read',
+  ): Promise<TableShoe> {
     const table = await this.getTable(tableId);
-    const shoe = await this.currentShoe(tableId);
-    const lastNumber = shoe === null ? 0 : await this.latestRoundNumber(shoe.shoeId);
-    const lastRound =
-      shoe === null || lastNumber === 0
-        ? null
-        : await this.getRound(roundIdOf(shoe.shoeId, lastNumber));
+    const seenShoe = mode === 'as-seen' ? this.hints.get(tableId) : 0;
+    const shoe =
+      seenShoe > 0
+        ? await this.shoes.getShoe(shoeIdOf(tableId, seenShoe))
+        : await this.currentShoe(tableId);
+    const seenRound = shoe !== null && mode === 'as-seen' ? this.hints.get(shoe.shoeId) : 0;
+    const lastNumber =
+      shoe === null ? 0 : seenRound > 0 ? seenRound : await this.latestRoundNumber(shoe.shoeId);
+    let lastRound: RoundState | null = null;
+    if (shoe !== null && lastNumber > 0) {
+      const stream = streams.round(roundIdOf(shoe.shoeId, lastNumber));
+      lastRound =
+        seenRound > 0
+          ? await this.commands.ask(roundAggregate, stream, (round) => round)
+          : await this.getRound(roundIdOf(shoe.shoeId, lastNumber));
+    }
     return { table, shoe, lastNumber, lastRound };
   }
 

@@ -16,6 +16,7 @@ import { contextOf, principalOf, type HttpApp } from '@croupier/http';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RoundService } from '../application/round-service.js';
+import type { RoundState } from '../domain/round.decider.js';
 import type { TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
 import { ROUND_PROBLEMS } from './problems.js';
@@ -374,7 +375,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     summary: string,
     roles: readonly ('dealer' | 'supervisor')[],
     problems: readonly ErrorCode[],
-    run: (roundId: string, request: FastifyRequest) => Promise<unknown>,
+    /** The round as the command left it, or null when the command answers with no round. */
+    run: (roundId: string, request: FastifyRequest) => Promise<RoundState | null>,
   ) =>
     app.post(
       `/v1/rounds/:roundId/${path}`,
@@ -388,8 +390,11 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         },
       },
       async (request) => {
-        await run(request.params.roundId, request);
-        return view(request, request.params.roundId);
+        // The state the command's append confirmed: no second read of the round (ADR 0022).
+        const round = await run(request.params.roundId, request);
+        return round === null
+          ? view(request, request.params.roundId)
+          : roundView(round, principalOf(request));
       },
     );
 
@@ -426,7 +431,10 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     'The cut card came out (scanner shoes)',
     ['dealer', 'supervisor'],
     ROUND_PROBLEMS.reportCutCard,
-    (id, request) => rounds.reportCutCard(id, contextOf(request)),
+    async (id, request) => {
+      await rounds.reportCutCard(id, contextOf(request));
+      return null;
+    },
   );
 
   app.post(

@@ -135,6 +135,9 @@ export function startOutbox(
     name: OUTBOX_SUBSCRIPTION.name,
     from: 'start',
     filter: OUTBOX_SUBSCRIPTION.filter,
+    // A page re-sent after a crash carries the same message ids, which the bus and every wallet
+    // system take once (docs/settlement-messages.md): one checkpoint per page (ADR 0022).
+    checkpoints: 'per-page',
     onError,
     handler: async (event) => {
       const messages = settlementMessagesOf(event);

@@ -107,6 +107,9 @@ export function startSettlementReactor(
     name: 'settlement',
     from: 'start',
     filter: { streamPrefix: streams.round(''), eventTypes: SETTLEMENT_TRIGGERS },
+    // Records carry ids derived from the round and are appended with its expected version: a
+    // page delivered again records nothing twice, so one checkpoint per page (ADR 0022).
+    checkpoints: 'per-page',
     onError,
     handler: (event) => settle(commands, event),
   });

@@ -65,6 +65,12 @@ export function startCommissionCollector(
     name: 'wallet-commission-collector',
     from: 'start',
     filter: { streamPrefix: streams.table(''), eventTypes: ['DealerChanged'] },
+    // A DealerChanged delivered again collects nothing (what was collected is no longer owed):
+    // one checkpoint per page (ADR 0022).
+    checkpoints: 'per-page',
+    // Woken by every append, it waits for the rare DealerChanged: collecting a second later is
+    // as good, so it reads the log at most once a second (ADR 0022).
+    readIntervalMs: 1_000,
     onError,
     handler: async (event) => {
       const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
