@@ -137,6 +137,8 @@ export class ProjectionRunner {
   #wake: (() => void) | null = null;
   #wakePending = false;
   #lastAppended = 0n;
+  /** The loop's step and a rebuild's swap run one at a time. */
+  #lock: Promise<unknown> = Promise.resolve();
   #caughtUp: { resolve: () => void; reject: (e: unknown) => void } | null = null;
 
   constructor(
@@ -301,6 +303,67 @@ export class ProjectionRunner {
     }
   }
 
+  /**
+   * Read-your-writes across processes: resolves once the named models have applied everything
+   * committed to the log before the call (the log's end as a reader sees it now). Finds that end
+   * by reading on from the models' checkpoints, so it costs what they lag behind, not the log.
+   */
+  async syncToHead(names?: readonly string[], timeoutMs?: number): Promise<void> {
+    const models = this.#resolve(names);
+    await this.#refreshRemote(models);
+    let head = models.reduce(
+      (min, m) => (m.position < min ? m.position : min),
+      models[0]?.position ?? 0n,
+    );
+    for (;;) {
+      const page = await this.#store.readAll({ after: head, limit: this.#options.batchSize });
+      if (page.length > 0) head = page[page.length - 1]!.position;
+      if (page.length < this.#options.batchSize) break;
+    }
+    await this.waitFor(head, names, timeoutMs);
+  }
+
+  /**
+   * Rebuilds a model this process runs into a new generation from the first event, while reads
+   * are served from the live one; then swaps it in, in one transaction, and drops the old one.
+   * Answers the new generation and the events it read.
+   */
+  async rebuild(name: string): Promise<{ generation: number; position: bigint; events: number }> {
+    const [model] = this.#resolve([name]);
+    if (!model!.held)
+      throw new Error(`projection ${name} is run by another process: rebuild it there`);
+    const state = await this.#storage.createGeneration(name);
+    const shadow: Model = {
+      projection: model!.projection,
+      lease: null,
+      held: true,
+      generation: state.generation,
+      position: 0n,
+      stopped: null,
+      nextLeaseAttempt: 0,
+    };
+    let events = 0;
+    const catchUp = async (until: () => bigint) => {
+      for (;;) {
+        const read = await this.#step([shadow]);
+        events += read;
+        if (shadow.stopped !== null) throw new ProjectionStoppedError(name, shadow.stopped);
+        if (read < this.#options.batchSize && shadow.position >= until()) return;
+        if (read === 0) return;
+      }
+    };
+    // Most of the log while the live generation goes on; then, with the runner held still, the
+    // last events up to where the live one is, and the swap.
+    await catchUp(() => 0n);
+    return this.#exclusive(async () => {
+      await catchUp(() => model!.position);
+      await this.#storage.activate(name, shadow.generation);
+      model!.generation = shadow.generation;
+      if (shadow.position > model!.position) model!.position = shadow.position;
+      return { generation: shadow.generation, position: shadow.position, events };
+    });
+  }
+
   status(): ProjectionStatus[] {
     return [...this.#models.values()].map((model) => ({
       name: model.projection.name,
@@ -316,14 +379,42 @@ export class ProjectionRunner {
     return !this.#running;
   }
 
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#lock.then(work);
+    this.#lock = result.catch(() => undefined);
+    return result;
+  }
+
+  #resolve(names?: readonly string[]): Model[] {
+    return (names ?? [...this.#models.keys()]).map((name) => {
+      const model = this.#models.get(name);
+      if (model === undefined) throw new Error(`projection ${name} is not registered`);
+      return model;
+    });
+  }
+
+  /** Positions of the models another process runs, as stored. */
+  async #refreshRemote(models: readonly Model[]): Promise<void> {
+    if (models.every((model) => model.held)) return;
+    const states = await this.#storage.states();
+    for (const model of models) {
+      const state = states.find((s) => s.model === model.projection.name && s.active);
+      if (model.held || state === undefined) continue;
+      if (state.position > model.position) model.position = state.position;
+      model.generation = state.generation;
+    }
+  }
+
   async #run(): Promise<void> {
     let failures = 0;
     while (this.#running) {
       let pause: number;
       try {
-        await this.#takeLeases();
-        const active = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
-        const read = active.length === 0 ? 0 : await this.#step(active);
+        const { active, read } = await this.#exclusive(async () => {
+          await this.#takeLeases();
+          const held = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
+          return { active: held, read: held.length === 0 ? 0 : await this.#step(held) };
+        });
         failures = 0;
         const caughtUp = read < this.#options.batchSize;
         if (caughtUp && this.#caughtUp) {
@@ -346,7 +437,7 @@ export class ProjectionRunner {
   }
 
   /** Reads one batch from the oldest held checkpoint and commits it; answers the events read. */
-  async #step(active: Model[]): Promise<number> {
+  async #step(active: readonly Model[]): Promise<number> {
     const from = active.reduce(
       (min, m) => (m.position < min ? m.position : min),
       active[0]!.position,
@@ -356,18 +447,26 @@ export class ProjectionRunner {
     const started = Date.now();
     const last = events[events.length - 1]!.position;
 
-    // The keys every model's events name, loaded in one query.
+    // The keys every model's events name, loaded in one query. A model whose `keysOf` throws
+    // stops at that event, as if `apply` had.
     const plans = active.map((model) => {
       const relevant: { event: RecordedEvent; keys: readonly string[] }[] = [];
       const keys = new Set<string>();
+      let failed: { event: RecordedEvent; cause: unknown } | null = null;
       for (const event of events) {
         if (event.position <= model.position) continue;
-        const named = model.projection.keysOf(event);
+        let named: readonly string[];
+        try {
+          named = model.projection.keysOf(event);
+        } catch (cause) {
+          failed = { event, cause };
+          break;
+        }
         if (named.length === 0) continue;
         relevant.push({ event, keys: named });
         for (const key of named) keys.add(key);
       }
-      return { model, relevant, keys };
+      return { model, relevant, keys, failed };
     });
     const loaded = await this.#storage.load(
       plans
@@ -379,48 +478,55 @@ export class ProjectionRunner {
         })),
     );
 
-    const commits: ModelCommit[] = [];
-    const stopping: { model: Model; error: ProjectionError }[] = [];
-    for (const { model, relevant } of plans) {
-      const base = loaded.get(`${model.projection.name}#${model.generation}`) ?? new Map();
+    const commits: { model: Model; commit: ModelCommit; stopped: ProjectionError | null }[] = [];
+    for (const { model, relevant, failed } of plans) {
+      const name = model.projection.name;
+      const base = loaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>();
       let overlay = new Overlay(base);
-      let to = last;
-      let failure: ModelCommit['failure'] = null;
+      let stoppedAt: { event: RecordedEvent; cause: unknown } | null = null;
       for (let i = 0; i < relevant.length; i++) {
         const { event, keys } = relevant[i]!;
         try {
-          model.projection.apply(event, overlay.scope(model.projection.name, event, keys));
+          model.projection.apply(event, overlay.scope(name, event, keys));
         } catch (cause) {
-          const error = new ProjectionError(model.projection.name, event, cause);
           // What the events before it did is kept; the failed event's partial changes are not.
           overlay = new Overlay(base);
           for (const done of relevant.slice(0, i))
-            model.projection.apply(
-              done.event,
-              overlay.scope(model.projection.name, done.event, done.keys),
-            );
-          to = positionBefore(events, event, model.position);
-          failure = { position: event.position, error: error.message };
-          stopping.push({ model, error });
+            model.projection.apply(done.event, overlay.scope(name, done.event, done.keys));
+          stoppedAt = { event, cause };
           break;
         }
       }
+      stoppedAt ??= failed;
+      const stopped =
+        stoppedAt === null ? null : new ProjectionError(name, stoppedAt.event, stoppedAt.cause);
+      const to =
+        stoppedAt === null ? last : positionBefore(events, stoppedAt.event, model.position);
       const writes = overlay.writes();
-      if (to <= model.position && writes.length === 0 && failure === null) continue;
+      if (to <= model.position && writes.length === 0 && stopped === null) continue;
       commits.push({
-        model: model.projection.name,
-        generation: model.generation,
-        from: model.position,
-        to,
-        writes,
-        failure,
+        model,
+        stopped,
+        commit: {
+          model: name,
+          generation: model.generation,
+          from: model.position,
+          to,
+          writes,
+          failure:
+            stopped === null
+              ? null
+              : { position: stoppedAt!.event.position, error: stopped.message },
+        },
       });
     }
-    await this.#storage.commit(commits);
-    for (const commit of commits) this.#models.get(commit.model)!.position = commit.to;
-    for (const { model, error } of stopping) {
-      model.stopped = error;
-      this.#options.onStopped?.(error);
+    await this.#storage.commit(commits.map((c) => c.commit));
+    for (const { model, commit, stopped } of commits) {
+      model.position = commit.to;
+      if (stopped !== null) {
+        model.stopped = stopped;
+        this.#options.onStopped?.(stopped);
+      }
     }
     this.#options.onBatch?.({
       events: events.length,

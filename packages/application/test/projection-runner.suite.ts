@@ -2,6 +2,7 @@ import type { EventStore, ProjectionStorage } from '@croupier/eventstore';
 import { afterEach, beforeEach, describe, expect, it as vitestIt } from 'vitest';
 import {
   ProjectionError,
+  type DocumentSet,
   type DurableProjection,
   ProjectionLagError,
   ProjectionRunner,
@@ -198,6 +199,58 @@ export function projectionRunnerSuite(
       expect(live.status()[0]!.stopped).toMatch(
         /used document "other" for Added at s@0 without naming it/,
       );
+    });
+
+    it('rebuilds a model into a new generation, serving the live one meanwhile, then swaps', async () => {
+      for (let i = 0; i < 9; i++) await add(`s-${i % 4}`, i);
+      const live = runner({ batchSize: 4 });
+      const projection = live.register(new TallyProjection());
+      await live.start();
+      const before = await storage.list('tally');
+      const rebuilt = await live.rebuild('tally');
+      expect(rebuilt).toMatchObject({ generation: 2, events: 9 });
+      expect(await storage.list('tally')).toEqual(before);
+      expect(projection.applied).toBe(18);
+      expect((await storage.states('tally')).map((s) => [s.generation, s.active])).toEqual([
+        [2, true],
+      ]);
+      // The new generation goes on live.
+      live.noteAppended(await add('s-0', 100));
+      await live.sync();
+      expect(await tally('s-0')).toMatchObject({ revisions: ['0', '1', '2', '3'], total: 112 });
+    });
+
+    it('syncs to the log head: what another process appended is read too', async () => {
+      const live = runner();
+      live.register(new TallyProjection());
+      await live.start();
+      await add('s', 5); // not noted: as if another process appended it
+      await live.syncToHead();
+      expect(await tally('s')).toMatchObject({ total: 5 });
+    });
+
+    it('stops a model whose keysOf throws, at that event', async () => {
+      await add('s', 1);
+      const bad = await add('s', 2, { poison: true });
+      const live = runner();
+      const tallyOf = new TallyProjection();
+      live.register({
+        name: 'picky',
+        keysOf: (event) => {
+          if ((event.data as { poison?: boolean }).poison) throw new Error('cannot key it');
+          return tallyOf.keysOf(event);
+        },
+        apply: (event, docs: DocumentSet<Tally>) => {
+          tallyOf.apply(event, docs);
+        },
+      });
+      await live.start();
+      const [state] = await storage.states('picky');
+      expect(state!.failure).toEqual({
+        position: bad,
+        error: 'projection picky failed on Added at s@1: Error: cannot key it',
+      });
+      expect(await tally('s', 'picky')).toEqual({ revisions: ['0'], total: 1 });
     });
   });
 }

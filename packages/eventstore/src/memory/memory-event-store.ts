@@ -94,7 +94,6 @@ export class MemoryEventStore implements EventStore {
 
   /** Durable read models' storage beside this log (in memory too): one per store. */
   openProjectionStorage(): Promise<ProjectionStorage> {
-    this.#assertOpen();
     this.#projections ??= new MemoryProjectionStorage(this.#appended);
     return Promise.resolve(this.#projections);
   }

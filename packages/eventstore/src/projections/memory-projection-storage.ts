@@ -133,7 +133,9 @@ export class MemoryProjectionStorage implements ProjectionStorage {
   async list(model: string, options: ListOptions = {}): Promise<StoredDocument[]> {
     await Promise.resolve();
     const docs = [...(this.#active(model)?.docs.values() ?? [])].filter(
-      (doc) => options.partition === undefined || doc.partition === options.partition,
+      (doc) =>
+        (options.partition === undefined || doc.partition === options.partition) &&
+        (options.sortAtMost === undefined || (doc.sort !== null && doc.sort <= options.sortAtMost)),
     );
     // As PostgreSQL orders them: by sort (nulls first), then by key.
     docs.sort((a, b) => {

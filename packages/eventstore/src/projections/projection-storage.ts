@@ -72,6 +72,8 @@ export interface LeaseSignals {
 
 export interface ListOptions {
   readonly partition?: string | null;
+  /** Only documents whose `sort` is at most this (a time: what is due by then). */
+  readonly sortAtMost?: bigint;
   readonly order?: 'asc' | 'desc';
   readonly limit?: number;
 }

@@ -90,6 +90,7 @@ function statements(schema: string) {
   const list = (order: 'ASC' | 'DESC') => `SELECT d.key, d.doc, d.partition, d.sort::text AS sort
       FROM ${s}.projection_documents d ${active}
       WHERE d.model = $1::text AND ($2::boolean OR d.partition IS NOT DISTINCT FROM $3::text)
+        AND ($5::numeric IS NULL OR d.sort <= $5::numeric)
       ORDER BY d.sort ${order} NULLS FIRST, d.key ${order} LIMIT $4::bigint`;
   return {
     /** $1 model */
@@ -126,7 +127,7 @@ function statements(schema: string) {
     /** $1 model, $2 key */
     get: `SELECT d.doc FROM ${s}.projection_documents d ${active}
       WHERE d.model = $1::text AND d.key = $2::text`,
-    /** $1 model, $2 any partition, $3 partition, $4 limit */
+    /** $1 model, $2 any partition, $3 partition, $4 limit, $5 greatest sort */
     listAsc: list('ASC'),
     listDesc: list('DESC'),
     /** $1 model */
@@ -346,6 +347,7 @@ export class SqlProjectionStorage implements ProjectionStorage {
       options.partition === undefined,
       options.partition ?? null,
       options.limit ?? null,
+      nullable(options.sortAtMost),
     ]);
     return rows.map((row) => ({
       key: row.key,
