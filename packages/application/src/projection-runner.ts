@@ -324,14 +324,16 @@ export class ProjectionRunner {
   }
 
   /**
-   * Rebuilds a model this process runs into a new generation from the first event, while reads
-   * are served from the live one; then swaps it in, in one transaction, and drops the old one.
-   * Answers the new generation and the events it read.
+   * Rebuilds a model into a new generation from the first event while reads are served from the
+   * live one; then swaps it in, in one transaction, and drops the old one. Where this process
+   * runs the model, it holds its runner still for the last events and the swap. Where another
+   * process does, the swap deletes the checkpoint that runner moves: its next commit finds it
+   * gone and commits nothing, and it takes the model up again from the new generation's
+   * checkpoint (no event lost or applied twice, the models behind for a moment). Answers the new
+   * generation and the events it read.
    */
   async rebuild(name: string): Promise<{ generation: number; position: bigint; events: number }> {
     const [model] = this.#resolve([name]);
-    if (!model!.held)
-      throw new Error(`projection ${name} is run by another process: rebuild it there`);
     const state = await this.#storage.createGeneration(name);
     const shadow: Model = {
       projection: model!.projection,
@@ -356,10 +358,10 @@ export class ProjectionRunner {
     // last events up to where the live one is, and the swap.
     await catchUp(() => 0n);
     return this.#exclusive(async () => {
-      await catchUp(() => model!.position);
+      await catchUp(() => (model!.held ? model!.position : 0n));
       await this.#storage.activate(name, shadow.generation);
       model!.generation = shadow.generation;
-      if (shadow.position > model!.position) model!.position = shadow.position;
+      model!.position = shadow.position;
       return { generation: shadow.generation, position: shadow.position, events };
     });
   }
