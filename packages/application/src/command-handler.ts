@@ -100,6 +100,11 @@ export interface CommandHandlerOptions {
   readonly retry?: RetryPolicy;
   /** Folded states kept per aggregate, least recently used out first. Default 20,000. */
   readonly cacheSize?: number;
+  /**
+   * Told the position of every append (an idempotent retry's too): the read models' runner waits
+   * for it before a read, so the process reads its own writes (docs/adr/0023).
+   */
+  readonly onAppended?: (position: bigint) => void;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -149,6 +154,7 @@ export class CommandHandler {
   readonly #queues = new Map<string, Queued[]>();
   readonly #retry: RetryPolicy;
   readonly #cacheSize: number;
+  readonly #onAppended: ((position: bigint) => void) | undefined;
 
   constructor(
     readonly store: EventStore,
@@ -156,6 +162,7 @@ export class CommandHandler {
   ) {
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#cacheSize = options.cacheSize ?? 20_000;
+    this.#onAppended = options.onAppended;
     if (!Number.isInteger(this.#retry.maxAttempts) || this.#retry.maxAttempts < 1)
       throw new RangeError('retry.maxAttempts must be a positive integer');
     if (!Number.isInteger(this.#cacheSize) || this.#cacheSize < 0)
@@ -461,6 +468,7 @@ export class CommandHandler {
           })),
           { expectedVersion: loaded.revision ?? 'no-stream' },
         );
+        this.#onAppended?.(result.position);
         if (result.idempotent) {
           // The stream already held these events: an earlier attempt of this step recorded them,
           // and the stream may have moved on since. Report it as it now is.

@@ -3,3 +3,4 @@ export * from './ids.js';
 export * from './context.js';
 export * from './command-handler.js';
 export * from './projections.js';
+export * from './projection-runner.js';

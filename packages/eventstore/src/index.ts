@@ -46,3 +46,25 @@ export { MIGRATIONS, type Migration } from './sql/migrations.js';
 export type { SqlSubscriptionTuning } from './sql/sql-subscription.js';
 export type { GroupAppendTuning } from './sql/group-append.js';
 export type { EsdbTuning } from './esdb/esdb-event-store.js';
+export {
+  ProjectionOwnershipLostError,
+  ProjectionStorageError,
+  validateModelName,
+  type Document,
+  type DocumentWrite,
+  type LeaseSignals,
+  type ListOptions,
+  type ModelCommit,
+  type ModelSlot,
+  type ModelState,
+  type ProjectionLease,
+  type ProjectionStorage,
+  type StoredDocument,
+} from './projections/projection-storage.js';
+export { MemoryProjectionStorage } from './projections/memory-projection-storage.js';
+export { PROJECTION_MIGRATIONS } from './projections/sql-projection-storage.js';
+export {
+  openProjectionDatabase,
+  openProjectionStorage,
+  type ProjectionDatabase,
+} from './projections/open-projection-storage.js';

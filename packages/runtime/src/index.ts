@@ -4,3 +4,4 @@ export * from './serve.js';
 export * from './service-app.js';
 export * from './security-log.js';
 export * from './metrics/index.js';
+export * from './read-models.js';

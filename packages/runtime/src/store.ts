@@ -1,5 +1,11 @@
 import { join, resolve } from 'node:path';
-import { createEventStore, type EventStore } from '@croupier/eventstore';
+import {
+  createEventStore,
+  openProjectionDatabase,
+  openProjectionStorage,
+  type EventStore,
+  type ProjectionStorage,
+} from '@croupier/eventstore';
 
 export interface StoreSettings {
   readonly EVENTSTORE: 'pglite' | 'postgres' | 'esdb';
@@ -52,4 +58,32 @@ export function openStore(settings: StoreSettings, processName: string): Promise
         dataDir: join(resolve(settings.DATA_DIR), 'eventstore'),
       });
   }
+}
+
+/**
+ * Where the process keeps its durable read models (docs/adr/0023): beside the log in the event
+ * store's database (PostgreSQL, PGlite), or, with EVENTSTORE=esdb, in the PostgreSQL database of
+ * DATABASE_URL (its schema DATABASE_SCHEMA), which EventStoreDB deployments then need.
+ */
+export function openReadModelStorage(
+  settings: StoreSettings,
+  store: EventStore,
+  processName: string,
+): Promise<ProjectionStorage> {
+  if (settings.EVENTSTORE !== 'esdb') return openProjectionStorage(store);
+  if (settings.DATABASE_URL === undefined)
+    throw new Error(
+      'EVENTSTORE=esdb keeps its read models in PostgreSQL: set DATABASE_URL (and DATABASE_SCHEMA)',
+    );
+  return openProjectionDatabase({
+    connectionString: settings.DATABASE_URL,
+    schema: settings.DATABASE_SCHEMA,
+    applicationName: `${connectionApplicationName(settings, processName)}:projections`,
+    ...(settings.DATABASE_CONNECT_TIMEOUT_MS === undefined
+      ? {}
+      : { connectTimeoutMs: settings.DATABASE_CONNECT_TIMEOUT_MS }),
+    ...(settings.DATABASE_QUERY_TIMEOUT_MS === undefined
+      ? {}
+      : { queryTimeoutMs: settings.DATABASE_QUERY_TIMEOUT_MS }),
+  });
 }

@@ -24,7 +24,11 @@ export async function buildApp(
 ): Promise<HttpApp> {
   const metrics =
     options.metrics ??
-    new GatewayMetrics({ store: system.store, subscriptions: () => system.runningSubscriptions });
+    new GatewayMetrics({
+      store: system.store,
+      subscriptions: () => system.runningSubscriptions,
+      projections: system.projectionMetrics,
+    });
   const failedLogins = new FailedLoginLog(system.store, {
     windowMs: system.config.FAILED_LOGIN_WINDOW_MS,
   });
@@ -50,7 +54,7 @@ export async function buildApp(
   });
   // Reads right after a write see it: the read models catch up before answering.
   app.addHook('preHandler', async (request) => {
-    if (request.method === 'GET' && request.url.startsWith('/v1/')) await system.hub.sync();
+    if (request.method === 'GET' && request.url.startsWith('/v1/')) await system.sync();
   });
 
   failedLogins.attach(app);

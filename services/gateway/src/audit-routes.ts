@@ -280,13 +280,15 @@ export function auditRoutes(app: HttpApp, system: System): void {
     async () => {
       const started = performance.now();
       await system.hub.rebuild();
+      for (const name of system.readModels.status().map((status) => status.name))
+        await system.readModels.rebuild(name);
       return {
         projections: [system.board, system.history, system.pending, system.commissionLedger].map(
           (projection) => projection.name,
         ),
         position: system.hub.position?.toString() ?? null,
         durationMs: Math.round(performance.now() - started),
-        tables: system.board.list().length,
+        tables: (await system.board.list()).length,
       };
     },
   );

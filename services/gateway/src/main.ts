@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     {
       eventStore: config.EVENTSTORE,
       bus: system.bus.kind,
-      tables: system.board.list().map((t) => t.tableId),
+      tables: (await system.board.list()).map((t) => t.tableId),
     },
     `Croupier is dealing: API on http://${config.HOST}:${config.PORT}/v1, docs on /docs`,
   );

@@ -1,6 +1,11 @@
-import type { EventStore, Subscription } from '@croupier/eventstore';
+import { openProjectionStorage, type EventStore, type Subscription } from '@croupier/eventstore';
 import { BET_ROUTES } from '@croupier/round';
-import { LogMetrics, RefusedBets, SubscriptionMetrics } from '@croupier/runtime';
+import {
+  LogMetrics,
+  RefusedBets,
+  SubscriptionMetrics,
+  type ProjectionMetrics,
+} from '@croupier/runtime';
 import { OUTBOX_SUBSCRIPTION } from '@croupier/settlement';
 import { Histogram, Registry } from 'prom-client';
 
@@ -19,7 +24,7 @@ export function timedAppends(store: EventStore, registry: Registry): EventStore 
     buckets: APPEND_BUCKETS,
     registers: [registry],
   });
-  return {
+  const timed: EventStore = {
     append: async (stream, events, options) => {
       const end = duration.startTimer();
       try {
@@ -37,12 +42,16 @@ export function timedAppends(store: EventStore, registry: Registry): EventStore 
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),
   };
+  // The read models live beside the log of the store it wraps (ADR 0023).
+  return Object.assign(timed, { openProjectionStorage: () => openProjectionStorage(store) });
 }
 
 export interface GatewayMetricsSources {
   readonly store: EventStore;
   /** The subscriptions this process runs (settlement reactor, outbox, ...). */
   readonly subscriptions: () => readonly Subscription[];
+  /** The durable read models' metrics (ADR 0023), registered on this registry too. */
+  readonly projections?: ProjectionMetrics;
 }
 
 /**
@@ -54,6 +63,7 @@ export class GatewayMetrics {
   readonly registry: Registry;
   private readonly log: LogMetrics;
   private readonly subscriptions: SubscriptionMetrics;
+  private readonly projections: ProjectionMetrics | null;
   /** Counts a refused bet request (pass as createHttpApp's `onProblem`). */
   readonly onProblem: RefusedBets['onProblem'];
 
@@ -64,10 +74,13 @@ export class GatewayMetrics {
       outbox: OUTBOX_SUBSCRIPTION,
     });
     this.onProblem = new RefusedBets(registry, Object.values(BET_ROUTES)).onProblem;
+    this.projections = sources.projections ?? null;
+    this.projections?.registerOn(registry);
   }
 
   /** Brings the gauges and log-derived counters up to date: call before each scrape. */
   async refresh(): Promise<void> {
+    this.projections?.refresh();
     await Promise.all([this.log.catchUp(), this.subscriptions.refresh()]);
   }
 }

@@ -1,5 +1,6 @@
 import { WalletBalances, type WalletBalance } from '@croupier/audit';
-import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+import { ProjectionRunner } from '@croupier/application';
+import { MemoryProjectionStorage, type EventStore, type RecordedEvent } from '@croupier/eventstore';
 import { TableBoard, type TableView } from '@croupier/round';
 import type { Roads } from '@croupier/baccarat';
 import { PlayerHistory, type HistoryRecord } from './player-history.js';
@@ -41,10 +42,20 @@ export async function rebuildProjections(
   names: readonly RebuildableProjection[] = REBUILDABLE_PROJECTIONS,
   onProgress?: (events: number) => void,
 ): Promise<RebuiltProjections> {
-  const board = names.includes('table-board') ? new TableBoard() : null;
   const history = names.includes('player-history') ? new PlayerHistory() : null;
   const balances = names.includes('wallet-balances') ? new WalletBalances() : null;
-  const projections = [board, history, balances].filter((p) => p !== null);
+  const projections = [history, balances].filter((p) => p !== null);
+  // Durable read models are rebuilt into storage of their own, here in memory, by the runner
+  // that runs them live: what they show is what the live ones would.
+  const storage = new MemoryProjectionStorage();
+  const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 60_000 });
+  const board = names.includes('table-board') ? runner.register(new TableBoard(storage)) : null;
+  if (board !== null) {
+    await runner.start();
+    await runner.stop();
+    const stopped = runner.status().find((status) => status.stopped !== null);
+    if (stopped) throw new Error(stopped.stopped!);
+  }
   const players = new Set<string>();
   const failures: { projection: string; stream: string; revision: string; error: string }[] = [];
   let events = 0;
@@ -93,21 +104,22 @@ export interface ProjectionSnapshot {
   readonly balances: readonly WalletBalance[] | null;
 }
 
-export function snapshotOf(
+export async function snapshotOf(
   models: {
     board?: TableBoard | null;
     history?: PlayerHistory | null;
     balances?: WalletBalances | null;
   },
   players: readonly string[],
-): ProjectionSnapshot {
+): Promise<ProjectionSnapshot> {
   const { board, history, balances } = models;
   const sorted = [...players].sort();
+  const tables = board ? await board.list() : null;
+  const roads: Record<string, Roads | undefined> = {};
+  for (const table of tables ?? []) roads[table.tableId] = await board!.roads(table.tableId);
   return {
-    tables: board ? board.list() : null,
-    roads: board
-      ? Object.fromEntries(board.list().map((table) => [table.tableId, board.roads(table.tableId)]))
-      : null,
+    tables,
+    roads: board ? roads : null,
     histories: history
       ? Object.fromEntries(sorted.map((player) => [player, history.history(player, 100)]))
       : null,

@@ -1,6 +1,12 @@
-import { CommandHandler, DEFAULT_RETRY, ProjectionHub, systemContext } from '@croupier/application';
+import {
+  CommandHandler,
+  DEFAULT_RETRY,
+  ProjectionHub,
+  ProjectionRunner,
+  systemContext,
+} from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
-import type { EventStore, Subscription } from '@croupier/eventstore';
+import type { EventStore, ProjectionStorage, Subscription } from '@croupier/eventstore';
 import type { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
@@ -18,8 +24,11 @@ import {
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  openReadModelStorage,
   openStore as openConfiguredStore,
+  ProjectionMetrics,
   storeAnswers,
+  syncReadModels,
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
@@ -53,14 +62,18 @@ export function openStore(config: GatewayConfig, processName = 'gateway'): Promi
  */
 export class System {
   readonly hub: ProjectionHub;
+  /** The durable read models: tables beside the log, caught up from their checkpoints (ADR 0023). */
+  readonly readModels: ProjectionRunner;
+  /** Gauges and counters of the read models; `GatewayMetrics` registers them. */
+  readonly projectionMetrics = new ProjectionMetrics();
   readonly commands: CommandHandler;
   readonly shoes: ShoeService;
   readonly wallets: WalletService;
   readonly rounds: RoundService;
-  readonly board = new TableBoard();
+  readonly board: TableBoard;
   readonly history = new PlayerHistory();
-  readonly pending = new PendingDebits();
-  readonly commissionLedger = new CommissionLedger();
+  readonly pending: PendingDebits;
+  readonly commissionLedger: CommissionLedger;
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
   readonly notary: Notary;
@@ -76,17 +89,37 @@ export class System {
     readonly bus: SettlementBus,
     private readonly logger: FastifyBaseLogger,
     private readonly options: SystemOptions,
+    readModelStorage: ProjectionStorage,
   ) {
     this.hub = new ProjectionHub(store, {
       onError: (error) => {
         logger.error({ err: error }, 'projection failed');
       },
     });
-    for (const projection of [this.board, this.history, this.pending, this.commissionLedger])
-      this.hub.register(projection);
+    this.hub.register(this.history);
+    this.readModels = new ProjectionRunner(store, readModelStorage, {
+      onError: (error) => {
+        logger.warn({ err: error }, 'read models retrying');
+      },
+      onStopped: (error) => {
+        this.projectionMetrics.stopped(error);
+        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
+      },
+      onBatch: this.projectionMetrics.batch,
+    });
+    this.projectionMetrics.watch(this.readModels);
+    this.board = this.readModels.register(new TableBoard(readModelStorage));
+    this.commissionLedger = this.readModels.register(new CommissionLedger(readModelStorage));
+    this.pending = this.readModels.register(new PendingDebits(readModelStorage));
     // Every service of the process decides through one handler: one state cache, and commands on
     // one stream queued one after another across services (ADR 0007).
-    this.commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+    this.commands = new CommandHandler(store, {
+      retry: DEFAULT_RETRY,
+      cacheSize: 20_000,
+      onAppended: (position) => {
+        this.readModels.noteAppended(position);
+      },
+    });
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
     this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
     this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
@@ -115,13 +148,15 @@ export class System {
           options.logger.warn({ err: error, ...context }, 'settlement bus: retrying');
         },
       });
-    return new System(options.config, store, bus, options.logger, options);
+    const storage = await openReadModelStorage(options.config, store, 'gateway');
+    return new System(options.config, store, bus, options.logger, options, storage);
   }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     await this.hub.start();
+    await this.readModels.start();
     if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
         concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
@@ -135,7 +170,7 @@ export class System {
       startOutbox(this.store, this.bus, report('settlement-outbox')),
       startCommissionCollector(
         this.store,
-        this.hub,
+        this.readModels,
         this.commissionLedger,
         this.wallets,
         report('commission-collector'),
@@ -149,7 +184,7 @@ export class System {
   /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
   async sweep(): Promise<number> {
     try {
-      await this.hub.sync();
+      await this.readModels.syncToHead([this.pending.name]);
       return await this.rounds.sweepOrphanedDebits(this.pending, this.config.ORPHAN_GRACE_MS);
     } catch (error) {
       this.logger.error({ err: error }, 'orphaned-debit sweep failed');
@@ -193,8 +228,8 @@ export class System {
         if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;
       }
     }
-    await this.hub.sync();
-    for (const table of this.board.list()) {
+    await this.readModels.syncToHead([this.board.name]);
+    for (const table of await this.board.list()) {
       if (table.dealing.mode === 'auto') await this.startDealer(table.tableId);
     }
   }
@@ -208,8 +243,19 @@ export class System {
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
     await this.consumer?.close();
     await this.hub.stop();
+    await this.readModels.stop();
     await this.bus.close();
+    await this.readModels.storage.close();
     if (this.options.store === undefined) await this.store.close();
+  }
+
+  /**
+   * Read-your-writes: resolves once every read model has applied what was committed to the log
+   * before the call, whichever process appended it.
+   */
+  async sync(): Promise<void> {
+    await this.hub.sync();
+    await syncReadModels(this.readModels);
   }
 
   /** The subscriptions this process runs (settlement reactor, outbox, commission), for metrics. */

@@ -178,7 +178,7 @@ beforeAll(async () => {
   });
   await system.rounds.void(rounds.S, 'wrong shoe', supervisor);
   await resettled(rounds.S, PLAYERS.S);
-  await system.hub.sync();
+  await system.sync();
 }, 240_000);
 
 afterAll(async () => {
@@ -287,7 +287,7 @@ describe('shoe replays with disputes', () => {
 
 describe('rebuilding the wallet balances after disputes', () => {
   it('gives the live wallets, commission given back included', async () => {
-    await casino.system.hub.sync();
+    await casino.system.sync();
     const rebuilt = await rebuildProjections(store, ['wallet-balances']);
     expect(rebuilt.failures).toEqual([]);
     for (const playerId of ['pia', 'rex', 'sam']) {

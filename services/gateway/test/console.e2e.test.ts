@@ -68,7 +68,7 @@ beforeAll(async () => {
   }
   expect(paired, 'no pair in 60 rounds').toBe(true);
   await waitForWallets(system, ['alice', 'bob']);
-  await system.hub.sync();
+  await system.sync();
   app = await buildApp(system);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();

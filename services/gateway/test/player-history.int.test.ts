@@ -100,7 +100,7 @@ async function resettled(roundId: string, times: number): Promise<void> {
     );
     expect(applied).toHaveLength(moving.length);
   });
-  await casino.system.hub.sync();
+  await casino.system.sync();
 }
 
 function table(tableId: string, config: TableConfig) {
@@ -197,7 +197,7 @@ beforeAll(async () => {
   await system.rounds.pause(rounds.D, 'card reader jammed', supervisor);
   rounds.E = await openRound('scan');
   await bet(rounds.E, [{ type: 'banker', amount: 300 }]);
-  await system.hub.sync();
+  await system.sync();
 }, 240_000);
 
 afterAll(async () => {
@@ -450,11 +450,11 @@ describe('the CSV export', () => {
 
 describe('rebuilding the recall', () => {
   it('from the log gives the live recall, and so does POST /v1/admin/rebuild', async () => {
-    await casino.system.hub.sync();
-    const live = snapshotOf({ history: casino.system.history }, [PIA]);
+    await casino.system.sync();
+    const live = await snapshotOf({ history: casino.system.history }, [PIA]);
     const rebuilt = await rebuildProjections(store, ['player-history']);
     expect(rebuilt.failures).toEqual([]);
-    expect(snapshotOf({ history: rebuilt.history }, [PIA])).toEqual(live);
+    expect(await snapshotOf({ history: rebuilt.history }, [PIA])).toEqual(live);
     expect(rebuilt.history?.balanceOf(PIA)).toBe(casino.system.history.balanceOf(PIA));
     const response = await app.inject({
       method: 'POST',
@@ -462,6 +462,6 @@ describe('rebuilding the recall', () => {
       headers: { authorization: `Bearer ${operator}` },
     });
     expect(response.statusCode).toBe(200);
-    expect(snapshotOf({ history: casino.system.history }, [PIA])).toEqual(live);
+    expect(await snapshotOf({ history: casino.system.history }, [PIA])).toEqual(live);
   });
 });

@@ -1,13 +1,16 @@
-import { CommandHandler, DEFAULT_RETRY, ProjectionHub } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY, ProjectionRunner } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   createServiceApp,
   LogMetrics,
+  openReadModelStorage,
   openStore,
+  ProjectionMetrics,
   parseEnvironment,
   RefusedBets,
   runProcess,
+  syncReadModels,
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
@@ -35,8 +38,35 @@ await runProcess('round', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'round');
+  const registry = new Registry();
+  // The durable read models: tables beside the log, caught up from their checkpoints (ADR 0023).
+  const projectionMetrics = new ProjectionMetrics(registry);
+  const readModels = new ProjectionRunner(
+    store,
+    await openReadModelStorage(config, store, 'round'),
+    {
+      onError: (error) => {
+        logger.warn({ err: error }, 'read models retrying');
+      },
+      onStopped: (error) => {
+        projectionMetrics.stopped(error);
+        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
+      },
+      onBatch: projectionMetrics.batch,
+    },
+  );
+  projectionMetrics.watch(readModels);
+  const board = readModels.register(new TableBoard(readModels.storage));
+  const pending = readModels.register(new PendingDebits(readModels.storage));
+  await readModels.start();
   // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+  const commands = new CommandHandler(store, {
+    retry: DEFAULT_RETRY,
+    cacheSize: 20_000,
+    onAppended: (position) => {
+      readModels.noteAppended(position);
+    },
+  });
   // Its calls to the shoe and wallet services carry a service token renewed before it expires
   // (SERVICE_TOKEN_MAX_LIFETIME): the process outlives any one token.
   const credentials = new ServiceTokens(tokenAuthorityOf(config), 'round-service');
@@ -44,14 +74,6 @@ await runProcess('round', async (logger) => {
   const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, token));
   const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, token));
   const rounds = new RoundService(commands, shoes, wallets);
-  const hub = new ProjectionHub(store, {
-    onError: (error) => {
-      logger.error({ err: error }, 'projection failed');
-    },
-  });
-  const board = hub.register(new TableBoard());
-  const pending = hub.register(new PendingDebits());
-  await hub.start();
 
   const dealers = new Map<string, AutoDealer>();
   const startDealer = async (tableId: string) => {
@@ -68,10 +90,10 @@ await runProcess('round', async (logger) => {
     dealers.set(tableId, dealer);
     dealer.start();
   };
-  for (const table of board.list()) await startDealer(table.tableId);
+  for (const table of await board.list()) await startDealer(table.tableId);
   const sweep = setInterval(() => {
-    void hub
-      .sync()
+    void readModels
+      .syncToHead([pending.name])
       .then(() => rounds.sweepOrphanedDebits(pending, config.ORPHAN_GRACE_MS))
       .catch((error: unknown) => {
         logger.error({ err: error }, 'orphaned-debit sweep failed');
@@ -80,18 +102,24 @@ await runProcess('round', async (logger) => {
 
   // The game's figures from the log (the same in every process that serves them), and the
   // refused bets, which only the process serving the bet routes sees.
-  const registry = new Registry();
   const game = new LogMetrics(registry, store);
   const refusedBets = new RefusedBets(registry, Object.values(BET_ROUTES));
   const app = await createServiceApp({
     title: 'Croupier round service',
     settings: config,
     store,
-    metrics: { registry, beforeScrape: () => game.catchUp() },
+    metrics: {
+      registry,
+      beforeScrape: async () => {
+        projectionMetrics.refresh();
+        await game.catchUp();
+      },
+    },
     onProblem: refusedBets.onProblem,
   });
   app.addHook('preHandler', async (request) => {
-    if (request.method === 'GET' && request.url.startsWith('/v1/')) await hub.sync();
+    if (request.method === 'GET' && request.url.startsWith('/v1/'))
+      await syncReadModels(readModels);
   });
   roundRoutes(app, { rounds, board, onTableOpened: (tableId) => void startDealer(tableId) });
   await app.listen({ host: config.HOST, port: config.PORT });
@@ -104,7 +132,8 @@ await runProcess('round', async (logger) => {
       clearInterval(sweep);
       await app.close();
       await Promise.all([...dealers.values()].map((dealer) => dealer.stop()));
-      await hub.stop();
+      await readModels.stop();
+      await readModels.storage.close();
       await store.close();
     },
   };

@@ -1,8 +1,10 @@
-import { CommandHandler, DEFAULT_RETRY, ProjectionHub } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY, ProjectionRunner } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
   createServiceApp,
+  openReadModelStorage,
   openStore,
+  ProjectionMetrics,
   parseEnvironment,
   runProcess,
   SubscriptionMetrics,
@@ -32,16 +34,35 @@ await runProcess('wallet', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'wallet');
+  const registry = new Registry();
+  // The read models: tables beside the log, caught up from their checkpoints (ADR 0023).
+  const projectionMetrics = new ProjectionMetrics(registry);
+  const readModels = new ProjectionRunner(
+    store,
+    await openReadModelStorage(config, store, 'wallet'),
+    {
+      onError: (error) => {
+        logger.warn({ err: error }, 'read models retrying');
+      },
+      onStopped: (error) => {
+        projectionMetrics.stopped(error);
+        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
+      },
+      onBatch: projectionMetrics.batch,
+    },
+  );
+  projectionMetrics.watch(readModels);
+  const ledger = readModels.register(new CommissionLedger(readModels.storage));
+  await readModels.start();
   // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
-  const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
-  const hub = new ProjectionHub(store, {
-    onError: (error) => {
-      logger.error({ err: error }, 'projection failed');
+  const commands = new CommandHandler(store, {
+    retry: DEFAULT_RETRY,
+    cacheSize: 20_000,
+    onAppended: (position) => {
+      readModels.noteAppended(position);
     },
   });
-  const ledger = hub.register(new CommissionLedger());
-  await hub.start();
+  const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
   const consuming = config.WALLET_CONSUMER_CONCURRENCY > 0;
   const bus =
     config.REDIS_URL === undefined || !consuming
@@ -59,19 +80,24 @@ await runProcess('wallet', async (logger) => {
     bus === null
       ? null
       : await consumeSettlements(bus, wallets, { concurrency: config.WALLET_CONSUMER_CONCURRENCY });
-  const collector = startCommissionCollector(store, hub, ledger, wallets, (error) => {
+  const collector = startCommissionCollector(store, readModels, ledger, wallets, (error) => {
     logger.warn({ err: error }, 'commission collector retrying');
   });
   // The commission collector's checkpoint. The settlement messages come from a BullMQ queue,
   // not a subscription: they have no position here (the outbox's backlog is the settlement's).
-  const registry = new Registry();
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => [collector]);
   const app = await createServiceApp({
     title: 'Croupier wallet service',
     settings: config,
     store,
     checks: bus === null ? {} : { redis: async () => (await bus.ready?.()) ?? true },
-    metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
+    metrics: {
+      registry,
+      beforeScrape: async () => {
+        projectionMetrics.refresh();
+        await subscriptionMetrics.refresh();
+      },
+    },
   });
   walletRoutes(app, { wallets });
   walletInternalRoutes(app, { wallets });
@@ -82,8 +108,9 @@ await runProcess('wallet', async (logger) => {
       await app.close();
       await consumer?.close();
       await collector.stop();
-      await hub.stop();
+      await readModels.stop();
       await bus?.close();
+      await readModels.storage.close();
       await store.close();
     },
   };

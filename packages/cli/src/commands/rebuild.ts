@@ -10,10 +10,14 @@ import { parseOptions } from '../options.js';
 import { apiToken, callApi, reportingUnavailable, withStore } from './audit-access.js';
 
 /** What the rebuilt read models hold, in a few lines per model. */
-function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
+async function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
   const board = rebuilt.board;
   const history = rebuilt.history;
   const balances = rebuilt.balances?.list() ?? null;
+  const tables = board === null ? [] : await board.list();
+  const beadPlates = new Map<string, string>();
+  for (const table of tables)
+    beadPlates.set(table.tableId, (await board!.roads(table.tableId))?.beadPlate.join('') ?? '');
   return {
     events: rebuilt.events,
     position: rebuilt.position?.toString() ?? null,
@@ -22,14 +26,14 @@ function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
       ...(board === null
         ? {}
         : {
-            'table-board': board.list().map((table) => ({
+            'table-board': tables.map((table) => ({
               tableId: table.tableId,
               name: table.name,
               status: table.status,
               currentShoeId: table.currentShoeId,
               currentRound: table.currentRound?.roundId ?? null,
               roundsCompleted: table.roundsCompleted,
-              beadPlate: board.roads(table.tableId)?.beadPlate.join('') ?? '',
+              beadPlate: beadPlates.get(table.tableId) ?? '',
             })),
           }),
       ...(history === null
@@ -56,7 +60,7 @@ function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
   };
 }
 
-function printSummary(io: CommandIo, summary: ReturnType<typeof summaryOf>): void {
+function printSummary(io: CommandIo, summary: Awaited<ReturnType<typeof summaryOf>>): void {
   const lines = [
     `Rebuilt from ${summary.events} event(s) in ${summary.durationMs} ms (last position ${summary.position ?? '-'}).`,
   ];
@@ -129,7 +133,7 @@ export const rebuildCommand: Command = {
         }),
       );
       if (io.interactive) io.stderr('\n');
-      const summary = summaryOf(rebuilt, Math.round(performance.now() - started));
+      const summary = await summaryOf(rebuilt, Math.round(performance.now() - started));
       if (values.json) io.stdout(`${JSON.stringify(summary, null, 2)}\n`);
       else printSummary(io, summary);
       return summary.failures.length === 0 ? 0 : 1;

@@ -21,6 +21,9 @@ import {
   validateStreamName,
   validateSubscribeOptions,
 } from '../validation.js';
+import { EventEmitter } from 'node:events';
+import { MemoryProjectionStorage } from '../projections/memory-projection-storage.js';
+import type { ProjectionStorage } from '../projections/projection-storage.js';
 import { MEMORY_SUBSCRIPTION_TUNING, MemoryConsumers } from './memory-consumers.js';
 import { MemoryLog } from './memory-log.js';
 
@@ -38,6 +41,8 @@ export class MemoryEventStore implements EventStore {
   readonly #log = new MemoryLog();
   readonly #consumers = new MemoryConsumers(this.#log);
   readonly #subscriptions = new RunningSubscriptions(MEMORY_SUBSCRIPTION_TUNING);
+  readonly #appended = new EventEmitter().setMaxListeners(0);
+  #projections: MemoryProjectionStorage | null = null;
   #closed = false;
 
   async append(
@@ -60,6 +65,7 @@ export class MemoryEventStore implements EventStore {
     }
     const result = this.#log.write(stream, encoded);
     this.#consumers.appended();
+    this.#appended.emit('appended');
     return result;
   }
 
@@ -84,6 +90,12 @@ export class MemoryEventStore implements EventStore {
     return this.#subscriptions.start(options, (signals) =>
       this.#consumers.openSession(options.name, signals),
     );
+  }
+
+  /** Durable read models' storage beside this log (in memory too): one per store. */
+  openProjectionStorage(): Promise<ProjectionStorage> {
+    this.#projections ??= new MemoryProjectionStorage(this.#appended);
+    return Promise.resolve(this.#projections);
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {

@@ -29,6 +29,8 @@ import {
   type GroupAppendTuning,
 } from './group-append.js';
 import { migrate } from './migrations.js';
+import { SqlProjectionStorage } from '../projections/sql-projection-storage.js';
+import type { ProjectionStorage } from '../projections/projection-storage.js';
 import { toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type Statements } from './statements.js';
 import {
@@ -143,6 +145,18 @@ export class SqlEventStore implements EventStore {
       appended: this.#appended,
     };
     return this.#subscriptions.start(options, (signals) => openSqlSession(session, signals));
+  }
+
+  /**
+   * Storage for durable read models in this store's database (docs/adr/0023), on the store's
+   * connections: its tables are migrated on first use; closing the store closes it.
+   */
+  async openProjectionStorage(): Promise<ProjectionStorage> {
+    this.#assertOpen();
+    return SqlProjectionStorage.open(this.#driver, {
+      schema: this.#schema,
+      appended: this.#appended,
+    });
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {

@@ -2,7 +2,8 @@ import {
   randomId,
   systemContext,
   type CommandHandler,
-  type Projection,
+  type DocumentSet,
+  type DurableProjection,
 } from '@croupier/application';
 import {
   betPlaced,
@@ -14,7 +15,7 @@ import {
   type StakeOf,
   type WalletPort,
 } from '@croupier/contracts';
-import type { RecordedEvent } from '@croupier/eventstore';
+import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 import {
   releaseKey,
   roundDecider,
@@ -112,7 +113,7 @@ export class BetWorkflow {
   async sweep(pending: PendingDebits, graceMs: number): Promise<number> {
     let refunded = 0;
     const context = systemContext('orphan-sweep');
-    for (const debit of pending.stale(graceMs)) {
+    for (const debit of await pending.stale(graceMs)) {
       const { state } = await this.commands.load(roundAggregate, streams.round(debit.roundId));
       if (state.status === 'betting') continue; // its bet may still be on its way
       const stake = [{ betId: debit.betId, amount: debit.amount }];
@@ -205,54 +206,56 @@ export interface PendingDebit {
 
 /**
  * Stakes debited for a bet that its round has not recorded yet, nor any refund or payout closed:
- * the sweep's work list. Normally a debit leaves it a few milliseconds later, when its BetPlaced
- * arrives. Keyed by round, bet id and player: the bet id alone is the client's to choose.
+ * the sweep's work list, a durable read model (docs/adr/0023) ordered by when the store recorded
+ * each debit. Normally a debit leaves it a few milliseconds later, when its BetPlaced arrives.
+ * Keyed by round, bet id and player: the bet id alone is the client's to choose.
  */
-export class PendingDebits implements Projection {
+export class PendingDebits implements DurableProjection<PendingDebit> {
   readonly name = 'pending-debits';
-  private readonly pending = new Map<string, PendingDebit>();
 
-  constructor(private readonly clock: () => number = Date.now) {}
+  constructor(
+    private readonly storage: ProjectionStorage,
+    private readonly clock: () => number = Date.now,
+  ) {}
 
-  apply(event: RecordedEvent): void {
+  keysOf(event: RecordedEvent): readonly string[] {
     switch (event.type) {
-      case 'StakeDebited': {
-        const debit = walletEventSchema.parse({ type: event.type, data: event.data });
-        if (debit.type !== 'StakeDebited') return;
-        const { betId, playerId, roundId, amount } = debit.data;
-        // The store's time, not this process's first sight of it: a restart (or a replica)
-        // does not start the grace period over.
-        const debitedAt = event.recordedAt.getTime();
-        this.pending.set(pendingKey(debit.data), { playerId, roundId, betId, amount, debitedAt });
-        return;
-      }
-      case 'BetPlaced':
-        this.pending.delete(
-          pendingKey(betPlaced.parse({ type: event.type, data: event.data }).data),
-        );
-        return;
+      case 'StakeDebited':
       case 'StakeRefunded':
       case 'PayoutCredited': {
-        const closed = walletEventSchema.parse({ type: event.type, data: event.data });
-        if (closed.type === 'StakeRefunded' || closed.type === 'PayoutCredited')
-          this.pending.delete(pendingKey(closed.data));
-        return;
+        const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+        return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
       }
+      case 'BetPlaced':
+        return [pendingKey(betPlaced.parse({ type: event.type, data: event.data }).data)];
+      default:
+        return [];
     }
   }
 
-  reset(): void {
-    this.pending.clear();
+  apply(event: RecordedEvent, docs: DocumentSet<PendingDebit>): void {
+    const [key] = this.keysOf(event);
+    if (key === undefined) return;
+    if (event.type !== 'StakeDebited') {
+      // Placed, refunded or paid: no longer pending.
+      docs.delete(key);
+      return;
+    }
+    const debit = walletEventSchema.parse({ type: event.type, data: event.data });
+    if (debit.type !== 'StakeDebited') return;
+    const { betId, playerId, roundId, amount } = debit.data;
+    // The store's time, not this process's first sight of it: a restart (or a replica) does
+    // not start the grace period over.
+    const debitedAt = event.recordedAt.getTime();
+    docs.put(key, { playerId, roundId, betId, amount, debitedAt }, { sort: BigInt(debitedAt) });
   }
 
-  /** Debits pending for at least `graceMs`. */
-  stale(graceMs: number): PendingDebit[] {
-    const now = this.clock();
-    return [...this.pending.values()].filter((debit) => now - debit.debitedAt >= graceMs);
-  }
-
-  get size(): number {
-    return this.pending.size;
+  /** Debits pending for at least `graceMs`, oldest first. */
+  async stale(graceMs: number): Promise<PendingDebit[]> {
+    const due = await this.storage.list(this.name, {
+      sortAtMost: BigInt(this.clock() - graceMs),
+    });
+    return due.map((row) => row.doc as PendingDebit);
   }
 }
 

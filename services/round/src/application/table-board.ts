@@ -1,4 +1,4 @@
-import type { Projection } from '@croupier/application';
+import type { DocumentSet, DurableProjection } from '@croupier/application';
 import { roadsOf, type RoundMark, type Roads } from '@croupier/baccarat';
 import {
   parseRoundId,
@@ -7,7 +7,7 @@ import {
   tableEventSchema,
   type Dealing,
 } from '@croupier/contracts';
-import type { RecordedEvent } from '@croupier/eventstore';
+import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
 export interface ShoeResult extends RoundMark {
   readonly roundId: string;
@@ -55,32 +55,58 @@ function resultOf(
   };
 }
 
+const ROUND_EVENTS = new Set([
+  'RoundOpened',
+  'BettingClosed',
+  'CardDealt',
+  'RoundCompleted',
+  'RoundResultCorrected',
+  'RoundVoided',
+  'RoundPaused',
+  'RoundResumed',
+]);
+
+/** A table's document: its view, and where it was opened in the log (the list's order). */
+interface TableDocument {
+  readonly view: Mutable<TableView>;
+  /** Position of its TableOpened, as decimal text (jsonb holds no bigint). */
+  readonly openedAt: string;
+}
+
 /**
  * Every table's scoreboard: its current shoe and round, and the results the roads are drawn
- * from. Past results only: nothing here says what is left in the shoe.
+ * from. Past results only: nothing here says what is left in the shoe. A durable read model
+ * (docs/adr/0023): one document per table.
  */
-export class TableBoard implements Projection {
+export class TableBoard implements DurableProjection<TableDocument> {
   readonly name = 'table-board';
-  private readonly tables = new Map<string, Mutable<TableView>>();
 
-  apply(event: RecordedEvent): void {
-    if (event.stream.startsWith('table-')) this.applyTable(event);
-    else if (event.stream.startsWith('shoe-') && event.type === 'ShoeShuffled') {
+  /** `storage`: where the documents are read from (the runner writes them). */
+  constructor(private readonly storage: ProjectionStorage) {}
+
+  keysOf(event: RecordedEvent): readonly string[] {
+    if (event.stream.startsWith('table-'))
+      return [tableEventSchema.parse({ type: event.type, data: event.data }).data.tableId];
+    if (event.stream.startsWith('shoe-') && event.type === 'ShoeShuffled') {
       const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
-      if (shuffled.type !== 'ShoeShuffled') return; // the parse keeps the type it was given
-      const table = this.tables.get(shuffled.data.tableId);
-      if (table) {
-        table.currentShoeId = shuffled.data.shoeId;
-        table.results = [];
-      }
-    } else if (event.stream.startsWith('round-')) this.applyRound(event);
+      return shuffled.type === 'ShoeShuffled' ? [shuffled.data.tableId] : [];
+    }
+    if (event.stream.startsWith('round-') && ROUND_EVENTS.has(event.type)) {
+      const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+      return [parseRoundId(parsed.data.roundId).tableId];
+    }
+    return [];
   }
 
-  private applyTable(event: RecordedEvent): void {
-    const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
-    switch (parsed.type) {
-      case 'TableOpened':
-        this.tables.set(parsed.data.tableId, {
+  apply(event: RecordedEvent, docs: DocumentSet<TableDocument>): void {
+    const [tableId] = this.keysOf(event);
+    if (tableId === undefined) return;
+    if (event.type === 'TableOpened') {
+      const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+      if (parsed.type !== 'TableOpened') return;
+      const opened: TableDocument = {
+        openedAt: event.position.toString(),
+        view: {
           tableId: parsed.data.tableId,
           name: parsed.data.config.name,
           preset: parsed.data.config.preset ?? null,
@@ -92,99 +118,102 @@ export class TableBoard implements Projection {
           currentRound: null,
           results: [],
           roundsCompleted: 0,
-        });
-        return;
-      case 'DealerChanged': {
-        const table = this.tables.get(parsed.data.tableId);
-        if (table) table.dealerId = parsed.data.dealerId;
-        return;
-      }
-      case 'TableClosed': {
-        const table = this.tables.get(parsed.data.tableId);
-        if (table) table.status = 'closed';
-        return;
-      }
+        },
+      };
+      docs.put(tableId, opened, { sort: event.position });
+      return;
     }
+    const doc = docs.get(tableId);
+    if (doc === undefined) return;
+    const table = doc.view;
+    if (event.stream.startsWith('table-')) applyTable(table, event);
+    else if (event.stream.startsWith('shoe-')) {
+      const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
+      if (shuffled.type !== 'ShoeShuffled') return;
+      table.currentShoeId = shuffled.data.shoeId;
+      table.results = [];
+    } else applyRound(table, event);
+    docs.put(tableId, doc, { sort: BigInt(doc.openedAt) });
   }
 
-  private applyRound(event: RecordedEvent): void {
-    const relevant = [
-      'RoundOpened',
-      'BettingClosed',
-      'CardDealt',
-      'RoundCompleted',
-      'RoundResultCorrected',
-      'RoundVoided',
-      'RoundPaused',
-      'RoundResumed',
-    ];
-    if (!relevant.includes(event.type)) return;
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
-    const { tableId, roundNumber } = parseRoundId(parsed.data.roundId);
-    const table = this.tables.get(tableId);
-    if (table === undefined) return;
-    const current = table.currentRound;
-    const update = (changes: Partial<NonNullable<TableView['currentRound']>>) => {
-      if (current !== null && current.roundId === parsed.data.roundId)
-        table.currentRound = { ...current, ...changes };
-    };
-    switch (parsed.type) {
-      case 'RoundOpened':
-        table.currentRound = {
-          roundId: parsed.data.roundId,
-          number: roundNumber,
-          status: 'betting',
-          paused: false,
-        };
-        return;
-      case 'BettingClosed':
-        update({ status: 'closed' });
-        return;
-      case 'CardDealt':
-        update({ status: 'dealing' });
-        return;
-      case 'RoundPaused':
-        update({ paused: true });
-        return;
-      case 'RoundResumed':
-        update({ paused: false });
-        return;
-      case 'RoundVoided':
-        update({ status: 'voided', paused: false });
-        // A round voided after it completed is cancelled: its result leaves the scoreboard.
-        table.results = table.results.filter((r) => r.roundId !== parsed.data.roundId);
-        return;
-      case 'RoundCompleted': {
-        update({ status: 'completed' });
-        table.results = [...table.results, resultOf(parsed.data, roundNumber)];
-        table.roundsCompleted++;
-        return;
-      }
-      case 'RoundResultCorrected':
-        // A card corrected after the round completed: the scoreboard shows the corrected result.
-        table.results = table.results.map((r) =>
-          r.roundId === parsed.data.roundId ? resultOf(parsed.data, roundNumber) : r,
-        );
-        return;
-      default:
-        return;
-    }
+  /** Every table, in the order they were opened. */
+  async list(): Promise<TableView[]> {
+    const rows = await this.storage.list(this.name);
+    return rows.map((row) => (row.doc as TableDocument).view);
   }
 
-  reset(): void {
-    this.tables.clear();
+  async get(tableId: string): Promise<TableView | undefined> {
+    const doc = (await this.storage.get(this.name, tableId)) as TableDocument | undefined;
+    return doc?.view;
   }
 
-  list(): TableView[] {
-    return [...this.tables.values()];
-  }
-
-  get(tableId: string): TableView | undefined {
-    return this.tables.get(tableId);
-  }
-
-  roads(tableId: string): Roads | undefined {
-    const table = this.tables.get(tableId);
+  async roads(tableId: string): Promise<Roads | undefined> {
+    const table = await this.get(tableId);
     return table === undefined ? undefined : roadsOf(table.results);
+  }
+}
+
+function applyTable(table: Mutable<TableView>, event: RecordedEvent): void {
+  const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+  switch (parsed.type) {
+    case 'DealerChanged':
+      table.dealerId = parsed.data.dealerId;
+      return;
+    case 'TableClosed':
+      table.status = 'closed';
+      return;
+    default:
+      return;
+  }
+}
+
+function applyRound(table: Mutable<TableView>, event: RecordedEvent): void {
+  const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+  const { roundNumber } = parseRoundId(parsed.data.roundId);
+  const current = table.currentRound;
+  const update = (changes: Partial<NonNullable<TableView['currentRound']>>) => {
+    if (current !== null && current.roundId === parsed.data.roundId)
+      table.currentRound = { ...current, ...changes };
+  };
+  switch (parsed.type) {
+    case 'RoundOpened':
+      table.currentRound = {
+        roundId: parsed.data.roundId,
+        number: roundNumber,
+        status: 'betting',
+        paused: false,
+      };
+      return;
+    case 'BettingClosed':
+      update({ status: 'closed' });
+      return;
+    case 'CardDealt':
+      update({ status: 'dealing' });
+      return;
+    case 'RoundPaused':
+      update({ paused: true });
+      return;
+    case 'RoundResumed':
+      update({ paused: false });
+      return;
+    case 'RoundVoided':
+      update({ status: 'voided', paused: false });
+      // A round voided after it completed is cancelled: its result leaves the scoreboard.
+      table.results = table.results.filter((r) => r.roundId !== parsed.data.roundId);
+      return;
+    case 'RoundCompleted': {
+      update({ status: 'completed' });
+      table.results = [...table.results, resultOf(parsed.data, roundNumber)];
+      table.roundsCompleted++;
+      return;
+    }
+    case 'RoundResultCorrected':
+      // A card corrected after the round completed: the scoreboard shows the corrected result.
+      table.results = table.results.map((r) =>
+        r.roundId === parsed.data.roundId ? resultOf(parsed.data, roundNumber) : r,
+      );
+      return;
+    default:
+      return;
   }
 }

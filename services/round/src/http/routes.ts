@@ -149,7 +149,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         response: { 200: z.array(tableViewSchema) },
       },
     },
-    () => board.list().map(({ results: _results, ...table }) => table),
+    async () => (await board.list()).map(({ results: _results, ...table }) => table),
   );
 
   app.get(
@@ -164,7 +164,7 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
     async (request) => {
       const table = await rounds.getTable(request.params.tableId);
-      const live = board.get(request.params.tableId);
+      const live = await board.get(request.params.tableId);
       return {
         tableId: table.tableId,
         status: table.status,
@@ -187,8 +187,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         params: tableParams,
       },
     },
-    (request) => {
-      const roads = board.roads(request.params.tableId);
+    async (request) => {
+      const roads = await board.roads(request.params.tableId);
       if (roads === undefined)
         throw new DomainError('TABLE_NOT_FOUND', `no table "${request.params.tableId}"`);
       return roads;

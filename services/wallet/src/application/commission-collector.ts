@@ -1,22 +1,43 @@
 import {
   causedBy,
   systemContext,
-  type Projection,
-  type ProjectionHub,
+  type DocumentSet,
+  type DurableProjection,
+  type ProjectionRunner,
 } from '@croupier/application';
 import { dealerChanged, streams, walletEventSchema } from '@croupier/contracts';
-import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import type {
+  EventStore,
+  ProjectionStorage,
+  RecordedEvent,
+  Subscription,
+} from '@croupier/eventstore';
 import type { WalletService } from './wallet-service.js';
 
-/** Which players owe accrued commission at which table, for any dealer shift. */
-export class CommissionLedger implements Projection {
-  readonly name = 'commission-ledger';
-  /** table -> player -> shift -> owed */
-  private readonly owing = new Map<string, Map<string, Map<string, number>>>();
+/** What a table's players owe in accrued commission: player -> dealer shift -> owed. */
+export interface CommissionOwedAtTable {
+  readonly players: Record<string, Record<string, number>>;
+}
 
-  apply(event: RecordedEvent): void {
-    if (!['CommissionAccrued', 'CommissionCollected', 'PayoutAdjusted'].includes(event.type))
-      return;
+const COMMISSION_EVENTS = new Set(['CommissionAccrued', 'CommissionCollected', 'PayoutAdjusted']);
+
+/**
+ * Which players owe accrued commission at which table, for any dealer shift: a durable read
+ * model (docs/adr/0023), one document per table.
+ */
+export class CommissionLedger implements DurableProjection<CommissionOwedAtTable> {
+  readonly name = 'commission-ledger';
+
+  /** `storage`: where the documents are read from (the runner writes them). */
+  constructor(private readonly storage: ProjectionStorage) {}
+
+  keysOf(event: RecordedEvent): readonly string[] {
+    if (!COMMISSION_EVENTS.has(event.type)) return [];
+    const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+    return 'tableId' in parsed.data ? [parsed.data.tableId] : [];
+  }
+
+  apply(event: RecordedEvent, docs: DocumentSet<CommissionOwedAtTable>): void {
     const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
     let change: number;
     if (parsed.type === 'CommissionAccrued') change = parsed.data.amount;
@@ -24,26 +45,26 @@ export class CommissionLedger implements Projection {
     else if (parsed.type === 'PayoutAdjusted') change = parsed.data.commissionDelta;
     else return;
     const { tableId, playerId, shiftId } = parsed.data;
-    const players = this.owing.get(tableId) ?? new Map<string, Map<string, number>>();
-    const shifts = players.get(playerId) ?? new Map<string, number>();
-    const left = (shifts.get(shiftId) ?? 0) + change;
-    if (left > 0) shifts.set(shiftId, left);
-    else shifts.delete(shiftId);
-    if (shifts.size > 0) players.set(playerId, shifts);
-    else players.delete(playerId);
-    if (players.size > 0) this.owing.set(tableId, players);
-    else this.owing.delete(tableId);
+    const owed = docs.get(tableId)?.players ?? {};
+    const others = Object.entries(owed).filter(([player]) => player !== playerId);
+    const mine: Record<string, number> = owed[playerId] ?? {};
+    const shifts = Object.entries(mine).filter(([shift]) => shift !== shiftId);
+    const left = (mine[shiftId] ?? 0) + change;
+    if (left > 0) shifts.push([shiftId, left]);
+    const players = Object.fromEntries(
+      shifts.length > 0 ? [...others, [playerId, Object.fromEntries(shifts)]] : others,
+    );
+    if (Object.keys(players).length > 0) docs.put(tableId, { players });
+    else docs.delete(tableId);
   }
 
-  reset(): void {
-    this.owing.clear();
-  }
-
-  /** Players owing commission at the table for any shift but `exceptShift`. */
-  playersOwing(tableId: string, exceptShift: string): string[] {
-    return [...(this.owing.get(tableId) ?? [])]
-      .filter(([, shifts]) => [...shifts.keys()].some((shift) => shift !== exceptShift))
-      .map(([playerId]) => playerId);
+  /** Players owing commission at the table for any shift but `exceptShift`, by id. */
+  async playersOwing(tableId: string, exceptShift: string): Promise<string[]> {
+    const owed = (await this.storage.get(this.name, tableId)) as CommissionOwedAtTable | undefined;
+    return Object.entries(owed?.players ?? {})
+      .filter(([, shifts]) => Object.keys(shifts).some((shift) => shift !== exceptShift))
+      .map(([playerId]) => playerId)
+      .sort();
   }
 }
 
@@ -56,7 +77,7 @@ export class CommissionLedger implements Projection {
  */
 export function startCommissionCollector(
   store: EventStore,
-  hub: ProjectionHub,
+  projections: ProjectionRunner,
   ledger: CommissionLedger,
   wallet: WalletService,
   onError: (error: unknown) => void,
@@ -74,9 +95,10 @@ export function startCommissionCollector(
     onError,
     handler: async (event) => {
       const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
-      await hub.sync();
+      // The ledger as of this change: everything before it applied.
+      await projections.waitFor(event.position, [ledger.name], 60_000);
       const context = causedBy(systemContext('commission-collector'), event.id);
-      for (const playerId of ledger.playersOwing(change.tableId, change.shiftId)) {
+      for (const playerId of await ledger.playersOwing(change.tableId, change.shiftId)) {
         await wallet.collectCommission(
           playerId,
           {

@@ -1,0 +1,677 @@
+import {
+  backoffs,
+  ProjectionOwnershipLostError,
+  validateModelName,
+  type Document,
+  type DocumentWrite,
+  type EventStore,
+  type ModelCommit,
+  type ProjectionLease,
+  type ProjectionStorage,
+  type RecordedEvent,
+} from '@croupier/eventstore';
+import { ProjectionError } from './projections.js';
+
+/** Where a document sits in its model's lists: a partition and an order within it. */
+export interface DocumentIndex {
+  readonly partition?: string | null;
+  readonly sort?: bigint | null;
+}
+
+/**
+ * The documents one event may read and write: those whose keys the projection named for it in
+ * `keysOf`. `get` answers a copy; a change is kept only when `put`.
+ */
+export interface DocumentSet<Doc> {
+  get(key: string): Doc | undefined;
+  put(key: string, doc: Doc, index?: DocumentIndex): void;
+  delete(key: string): void;
+}
+
+/**
+ * A read model kept in the projection storage (docs/adr/0023): documents by key, changed by
+ * events in global order. `keysOf` names, before any document is read, the keys an event reads
+ * or writes (empty: the event does not concern the model), so a batch loads what it touches in
+ * one query. `apply` must be deterministic and change nothing but the documents it is given.
+ */
+export interface DurableProjection<Doc = Document> {
+  readonly name: string;
+  keysOf(event: RecordedEvent): readonly string[];
+  apply(event: RecordedEvent, docs: DocumentSet<Doc>): void;
+}
+
+/** A model stopped at an event it could not apply; it moves no further until restarted. */
+export class ProjectionStoppedError extends Error {
+  readonly code = 'PROJECTION_STOPPED';
+  constructor(
+    readonly projection: string,
+    override readonly cause: ProjectionError | string,
+  ) {
+    super(`projection ${projection} is stopped: ${cause instanceof Error ? cause.message : cause}`);
+    this.name = 'ProjectionStoppedError';
+  }
+}
+
+/** A model did not reach a position within the time allowed: answered 503, retried later. */
+export class ProjectionLagError extends Error {
+  readonly code = 'PROJECTION_LAG';
+  constructor(
+    readonly projections: readonly string[],
+    readonly position: bigint,
+    readonly timeoutMs: number,
+  ) {
+    super(
+      `read models ${projections.join(', ')} did not reach position ${position} within ${timeoutMs} ms`,
+    );
+    this.name = 'ProjectionLagError';
+  }
+}
+
+export interface ProjectionRunnerOptions {
+  /** Events per batch: one log read and one transaction. Default 500. */
+  readonly batchSize?: number;
+  /** Poll of the log when no wake-up arrives, and of a checkpoint another process moves (ms). Default 100. */
+  readonly pollIntervalMs?: number;
+  /** How often a model another process runs is asked for (ms). Default 1000. */
+  readonly lockRetryMs?: number;
+  /** Cap of the backoff after a failed read or commit (ms). Default 5000. */
+  readonly maxBackoffMs?: number;
+  /** How often a reader waiting for a model another process runs looks at its checkpoint (ms). Default 25. */
+  readonly checkpointPollMs?: number;
+  /** How long `waitFor`/`sync` wait before a `ProjectionLagError` (ms). Default 5000. */
+  readonly syncTimeoutMs?: number;
+  /** A store or commit failure (retried) or a lost lease. */
+  readonly onError?: (error: unknown) => void;
+  /** A model stopped at an event it could not apply (counted as a metric by the caller). */
+  readonly onStopped?: (error: ProjectionError) => void;
+  /** After each committed batch: its events and duration, for metrics. */
+  readonly onBatch?: (batch: { events: number; models: number; ms: number }) => void;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+interface Model {
+  readonly projection: DurableProjection;
+  lease: ProjectionLease | null;
+  held: boolean;
+  generation: number;
+  position: bigint;
+  stopped: ProjectionError | null;
+  nextLeaseAttempt: number;
+}
+
+interface Waiter {
+  readonly models: readonly Model[];
+  readonly position: bigint;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+export interface ProjectionStatus {
+  readonly name: string;
+  /** Whether this process runs it (holds its lease). */
+  readonly held: boolean;
+  readonly generation: number;
+  readonly position: bigint;
+  readonly stopped: string | null;
+}
+
+/**
+ * Runs durable read models: one reader of the log for every model this process holds the lease
+ * of, one transaction per batch for all of them, each model's documents and checkpoint committed
+ * together (compare-and-swap: a runner that lost its lease commits nothing). A model whose
+ * `apply` throws stops at that event: what it applied before is committed, its checkpoint stays
+ * just before the event, and the failure is stored, reported and answered to readers; it is
+ * never skipped. Models another process holds are read from the storage as that process writes
+ * them; this one stands by for their leases.
+ */
+export class ProjectionRunner {
+  readonly #store: EventStore;
+  readonly #storage: ProjectionStorage;
+  readonly #models = new Map<string, Model>();
+  readonly #options: Required<Omit<ProjectionRunnerOptions, 'onError' | 'onStopped' | 'onBatch'>> &
+    ProjectionRunnerOptions;
+  readonly #waiters: Waiter[] = [];
+  #running = false;
+  #loop: Promise<void> | null = null;
+  #wake: (() => void) | null = null;
+  #wakePending = false;
+  #lastAppended = 0n;
+  /** The loop's step and a rebuild's swap run one at a time. */
+  #lock: Promise<unknown> = Promise.resolve();
+  #caughtUp: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+
+  constructor(
+    store: EventStore,
+    storage: ProjectionStorage,
+    options: ProjectionRunnerOptions = {},
+  ) {
+    this.#store = store;
+    this.#storage = storage;
+    this.#options = {
+      batchSize: 500,
+      pollIntervalMs: 100,
+      lockRetryMs: 1_000,
+      maxBackoffMs: 5_000,
+      syncTimeoutMs: 5_000,
+      checkpointPollMs: 25,
+      ...options,
+    };
+  }
+
+  get storage(): ProjectionStorage {
+    return this.#storage;
+  }
+
+  register<P extends DurableProjection<never>>(projection: P): P {
+    if (this.#running) throw new Error('register projections before starting the runner');
+    validateModelName(projection.name);
+    if (this.#models.has(projection.name))
+      throw new Error(`projection ${projection.name} is registered twice`);
+    this.#models.set(projection.name, {
+      projection,
+      lease: null,
+      held: false,
+      generation: 0,
+      position: 0n,
+      stopped: null,
+      nextLeaseAttempt: 0,
+    });
+    return projection;
+  }
+
+  /**
+   * Starts running; resolves once every model this process could take is caught up with the log
+   * from its stored checkpoint (a store away at start-up is waited for).
+   */
+  async start(): Promise<void> {
+    if (this.#running) return;
+    this.#running = true;
+    for (const model of this.#models.values())
+      await this.#storage.ensureModel(model.projection.name);
+    const caughtUp = new Promise<void>((resolve, reject) => {
+      this.#caughtUp = { resolve, reject };
+    });
+    this.#loop = this.#run();
+    await caughtUp;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#running) return;
+    this.#running = false;
+    this.wake();
+    await this.#loop;
+    this.#caughtUp?.reject(new Error('projection runner stopped'));
+    for (const waiter of this.#waiters.splice(0))
+      waiter.reject(new Error('projection runner stopped'));
+    for (const model of this.#models.values()) {
+      await model.lease?.close().catch(() => undefined);
+      model.lease = null;
+      model.held = false;
+    }
+  }
+
+  /** Asks for a read now rather than at the next poll. */
+  wake(): void {
+    this.#wakePending = true;
+    this.#wake?.();
+  }
+
+  /** Records a position this process appended: `sync()` waits for the models to pass it. */
+  noteAppended(position: bigint): void {
+    if (position > this.#lastAppended) this.#lastAppended = position;
+    this.wake();
+  }
+
+  /**
+   * Read-your-writes: resolves once the named models (default: every model) have applied
+   * everything this process appended before the call.
+   */
+  sync(models?: readonly string[], timeoutMs?: number): Promise<void> {
+    return this.waitFor(this.#lastAppended, models, timeoutMs);
+  }
+
+  /**
+   * Resolves once the named models have applied the log up to `position`, whichever process runs
+   * them; rejects with `ProjectionStoppedError` for a stopped model and `ProjectionLagError`
+   * after the timeout.
+   */
+  async waitFor(position: bigint, names?: readonly string[], timeoutMs?: number): Promise<void> {
+    const models = (names ?? [...this.#models.keys()]).map((name) => {
+      const model = this.#models.get(name);
+      if (model === undefined) throw new Error(`projection ${name} is not registered`);
+      return model;
+    });
+    const timeout = timeoutMs ?? this.#options.syncTimeoutMs;
+    const deadline = Date.now() + timeout;
+    for (;;) {
+      const stopped = models.find((model) => model.stopped !== null);
+      if (stopped) throw new ProjectionStoppedError(stopped.projection.name, stopped.stopped!);
+      let behind = models.filter((model) => model.position < position);
+      const remote = behind.filter((model) => !model.held);
+      if (remote.length > 0) {
+        // Run by another process: its checkpoint is in the storage.
+        const states = await this.#storage.states();
+        for (const model of remote) {
+          const state = states.find((s) => s.model === model.projection.name && s.active);
+          if (state === undefined || model.held) continue;
+          if (state.failure !== null && state.position < position)
+            throw new ProjectionStoppedError(
+              model.projection.name,
+              `stopped at position ${state.failure.position}: ${state.failure.error}`,
+            );
+          if (state.position > model.position) {
+            model.position = state.position;
+            model.generation = state.generation;
+          }
+        }
+        behind = behind.filter((model) => model.position < position);
+      }
+      if (behind.length === 0) return;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new ProjectionLagError(
+          behind.map((model) => model.projection.name),
+          position,
+          timeout,
+        );
+      this.wake();
+      // Held models are answered by the runner's own commits; others are looked up again.
+      const wait = behind.some((model) => !model.held)
+        ? Math.min(left, this.#options.checkpointPollMs)
+        : left;
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          const index = this.#waiters.indexOf(waiter);
+          if (index >= 0) this.#waiters.splice(index, 1);
+          resolve();
+        }, wait);
+        const waiter: Waiter = {
+          models: behind,
+          position,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          reject: (error) => {
+            clearTimeout(timer);
+            reject(error);
+          },
+        };
+        this.#waiters.push(waiter);
+      });
+    }
+  }
+
+  /**
+   * Read-your-writes across processes: resolves once the named models have applied everything
+   * committed to the log before the call (the log's end as a reader sees it now). Finds that end
+   * by reading on from the models' checkpoints, so it costs what they lag behind, not the log.
+   */
+  async syncToHead(names?: readonly string[], timeoutMs?: number): Promise<void> {
+    const models = this.#resolve(names);
+    await this.#refreshRemote(models);
+    let head = models.reduce(
+      (min, m) => (m.position < min ? m.position : min),
+      models[0]?.position ?? 0n,
+    );
+    for (;;) {
+      const page = await this.#store.readAll({ after: head, limit: this.#options.batchSize });
+      if (page.length > 0) head = page[page.length - 1]!.position;
+      if (page.length < this.#options.batchSize) break;
+    }
+    await this.waitFor(head, names, timeoutMs);
+  }
+
+  /**
+   * Rebuilds a model into a new generation from the first event while reads are served from the
+   * live one; then swaps it in, in one transaction, and drops the old one. Where this process
+   * runs the model, it holds its runner still for the last events and the swap. Where another
+   * process does, the swap deletes the checkpoint that runner moves: its next commit finds it
+   * gone and commits nothing, and it takes the model up again from the new generation's
+   * checkpoint (no event lost or applied twice, the models behind for a moment). Answers the new
+   * generation and the events it read.
+   */
+  async rebuild(name: string): Promise<{ generation: number; position: bigint; events: number }> {
+    const [model] = this.#resolve([name]);
+    const state = await this.#storage.createGeneration(name);
+    const shadow: Model = {
+      projection: model!.projection,
+      lease: null,
+      held: true,
+      generation: state.generation,
+      position: 0n,
+      stopped: null,
+      nextLeaseAttempt: 0,
+    };
+    let events = 0;
+    const catchUp = async (until: () => bigint) => {
+      for (;;) {
+        const read = await this.#step([shadow]);
+        events += read;
+        if (shadow.stopped !== null) throw new ProjectionStoppedError(name, shadow.stopped);
+        if (read < this.#options.batchSize && shadow.position >= until()) return;
+        if (read === 0) return;
+      }
+    };
+    // Most of the log while the live generation goes on; then, with the runner held still, the
+    // last events up to where the live one is, and the swap.
+    await catchUp(() => 0n);
+    return this.#exclusive(async () => {
+      await catchUp(() => (model!.held ? model!.position : 0n));
+      await this.#storage.activate(name, shadow.generation);
+      model!.generation = shadow.generation;
+      model!.position = shadow.position;
+      return { generation: shadow.generation, position: shadow.position, events };
+    });
+  }
+
+  status(): ProjectionStatus[] {
+    return [...this.#models.values()].map((model) => ({
+      name: model.projection.name,
+      held: model.held,
+      generation: model.generation,
+      position: model.position,
+      stopped: model.stopped?.message ?? null,
+    }));
+  }
+
+  /** Read through a method: `stop()` flips `#running` while the loop awaits. */
+  #stopped(): boolean {
+    return !this.#running;
+  }
+
+  #exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.#lock.then(work);
+    this.#lock = result.catch(() => undefined);
+    return result;
+  }
+
+  #resolve(names?: readonly string[]): Model[] {
+    return (names ?? [...this.#models.keys()]).map((name) => {
+      const model = this.#models.get(name);
+      if (model === undefined) throw new Error(`projection ${name} is not registered`);
+      return model;
+    });
+  }
+
+  /** Positions of the models another process runs, as stored. */
+  async #refreshRemote(models: readonly Model[]): Promise<void> {
+    if (models.every((model) => model.held)) return;
+    const states = await this.#storage.states();
+    for (const model of models) {
+      const state = states.find((s) => s.model === model.projection.name && s.active);
+      if (model.held || state === undefined) continue;
+      if (state.position > model.position) model.position = state.position;
+      model.generation = state.generation;
+    }
+  }
+
+  async #run(): Promise<void> {
+    let failures = 0;
+    while (this.#running) {
+      let pause: number;
+      try {
+        const { active, read } = await this.#exclusive(async () => {
+          await this.#takeLeases();
+          const held = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
+          return { active: held, read: held.length === 0 ? 0 : await this.#step(held) };
+        });
+        failures = 0;
+        const caughtUp = read < this.#options.batchSize;
+        if (caughtUp && this.#caughtUp) {
+          this.#caughtUp.resolve();
+          this.#caughtUp = null;
+        }
+        this.#settleWaiters();
+        pause = caughtUp ? this.#options.pollIntervalMs : 0;
+        if (active.length === 0)
+          pause = Math.min(this.#options.lockRetryMs, this.#options.pollIntervalMs);
+      } catch (error) {
+        this.#report(error);
+        if (error instanceof ProjectionOwnershipLostError) await this.#dropLeases(error.models);
+        failures += 1;
+        pause = backoffs.exponential({ capMs: this.#options.maxBackoffMs })(failures);
+      }
+      if (this.#stopped()) break;
+      await this.#sleep(pause);
+    }
+  }
+
+  /** Reads one batch from the oldest held checkpoint and commits it; answers the events read. */
+  async #step(active: readonly Model[]): Promise<number> {
+    const from = active.reduce(
+      (min, m) => (m.position < min ? m.position : min),
+      active[0]!.position,
+    );
+    const events = await this.#store.readAll({ after: from, limit: this.#options.batchSize });
+    if (events.length === 0) return 0;
+    const started = Date.now();
+    const last = events[events.length - 1]!.position;
+
+    // The keys every model's events name, loaded in one query. A model whose `keysOf` throws
+    // stops at that event, as if `apply` had.
+    const plans = active.map((model) => {
+      const relevant: { event: RecordedEvent; keys: readonly string[] }[] = [];
+      const keys = new Set<string>();
+      let failed: { event: RecordedEvent; cause: unknown } | null = null;
+      for (const event of events) {
+        if (event.position <= model.position) continue;
+        let named: readonly string[];
+        try {
+          named = model.projection.keysOf(event);
+        } catch (cause) {
+          failed = { event, cause };
+          break;
+        }
+        if (named.length === 0) continue;
+        relevant.push({ event, keys: named });
+        for (const key of named) keys.add(key);
+      }
+      return { model, relevant, keys, failed };
+    });
+    const loaded = await this.#storage.load(
+      plans
+        .filter((plan) => plan.keys.size > 0)
+        .map((plan) => ({
+          model: plan.model.projection.name,
+          generation: plan.model.generation,
+          keys: [...plan.keys],
+        })),
+    );
+
+    const commits: { model: Model; commit: ModelCommit; stopped: ProjectionError | null }[] = [];
+    for (const { model, relevant, failed } of plans) {
+      const name = model.projection.name;
+      const base = loaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>();
+      let overlay = new Overlay(base);
+      let stoppedAt: { event: RecordedEvent; cause: unknown } | null = null;
+      for (let i = 0; i < relevant.length; i++) {
+        const { event, keys } = relevant[i]!;
+        try {
+          model.projection.apply(event, overlay.scope(name, event, keys));
+        } catch (cause) {
+          // What the events before it did is kept; the failed event's partial changes are not.
+          overlay = new Overlay(base);
+          for (const done of relevant.slice(0, i))
+            model.projection.apply(done.event, overlay.scope(name, done.event, done.keys));
+          stoppedAt = { event, cause };
+          break;
+        }
+      }
+      stoppedAt ??= failed;
+      const stopped =
+        stoppedAt === null ? null : new ProjectionError(name, stoppedAt.event, stoppedAt.cause);
+      const to =
+        stoppedAt === null ? last : positionBefore(events, stoppedAt.event, model.position);
+      const writes = overlay.writes();
+      if (to <= model.position && writes.length === 0 && stopped === null) continue;
+      commits.push({
+        model,
+        stopped,
+        commit: {
+          model: name,
+          generation: model.generation,
+          from: model.position,
+          to,
+          writes,
+          failure:
+            stopped === null
+              ? null
+              : { position: stoppedAt!.event.position, error: stopped.message },
+        },
+      });
+    }
+    await this.#storage.commit(commits.map((c) => c.commit));
+    for (const { model, commit, stopped } of commits) {
+      model.position = commit.to;
+      if (stopped !== null) {
+        model.stopped = stopped;
+        this.#options.onStopped?.(stopped);
+      }
+    }
+    this.#options.onBatch?.({
+      events: events.length,
+      models: commits.length,
+      ms: Date.now() - started,
+    });
+    return events.length;
+  }
+
+  /** Stands by for the leases of models no process is known to run here, every lockRetryMs. */
+  async #takeLeases(): Promise<void> {
+    const now = Date.now();
+    for (const model of this.#models.values()) {
+      if (model.held || now < model.nextLeaseAttempt) continue;
+      model.nextLeaseAttempt = now + this.#options.lockRetryMs;
+      const name = model.projection.name;
+      model.lease ??= await this.#storage.openLease(name, {
+        wake: () => {
+          this.wake();
+        },
+        broken: (error) => {
+          this.#report(error);
+          void this.#dropLeases([name]);
+        },
+      });
+      if (!(await model.lease.tryAcquire())) continue;
+      const state = await this.#storage.ensureModel(name);
+      model.held = true;
+      model.generation = state.generation;
+      model.position = state.position;
+      // A model stopped in an earlier run is tried again: the code may have been fixed.
+      model.stopped = null;
+    }
+  }
+
+  async #dropLeases(names: readonly string[]): Promise<void> {
+    for (const name of names) {
+      const model = this.#models.get(name);
+      if (model === undefined) continue;
+      model.held = false;
+      const lease = model.lease;
+      model.lease = null;
+      await lease?.close().catch((error: unknown) => {
+        this.#report(error);
+      });
+    }
+  }
+
+  #settleWaiters(): void {
+    for (let i = this.#waiters.length - 1; i >= 0; i--) {
+      const waiter = this.#waiters[i]!;
+      const stopped = waiter.models.find((model) => model.stopped !== null);
+      if (stopped) {
+        this.#waiters.splice(i, 1);
+        waiter.reject(new ProjectionStoppedError(stopped.projection.name, stopped.stopped!));
+      } else if (waiter.models.every((model) => model.position >= waiter.position)) {
+        this.#waiters.splice(i, 1);
+        waiter.resolve();
+      }
+    }
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    if (this.#wakePending) {
+      this.#wakePending = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#wake = null;
+    this.#wakePending = false;
+  }
+
+  #report(error: unknown): void {
+    try {
+      this.#options.onError?.(error);
+    } catch {
+      // a failing reporter must not stop the runner
+    }
+  }
+}
+
+/** The position just before `event` in the batch, or the model's own when it is the first. */
+function positionBefore(
+  events: readonly RecordedEvent[],
+  event: RecordedEvent,
+  from: bigint,
+): bigint {
+  const index = events.indexOf(event);
+  const previous = index > 0 ? events[index - 1]!.position : from;
+  return previous > from ? previous : from;
+}
+
+const copy = <T>(doc: T): T => (doc === undefined ? doc : structuredClone(doc));
+
+/** A model's documents during one batch: as loaded, plus what the batch changed. */
+class Overlay {
+  readonly #base: ReadonlyMap<string, Document>;
+  readonly #changed = new Map<string, Mutable<DocumentWrite>>();
+
+  constructor(base: ReadonlyMap<string, Document>) {
+    this.#base = base;
+  }
+
+  scope(model: string, event: RecordedEvent, keys: readonly string[]): DocumentSet<unknown> {
+    const allowed = new Set(keys);
+    const check = (key: string) => {
+      if (!allowed.has(key))
+        throw new Error(
+          `projection ${model} used document ${JSON.stringify(key)} for ${event.type} at ${event.stream}@${event.revision} without naming it in keysOf`,
+        );
+    };
+    return {
+      get: (key) => {
+        check(key);
+        const changed = this.#changed.get(key);
+        if (changed !== undefined) return changed.doc === null ? undefined : copy(changed.doc);
+        return copy(this.#base.get(key));
+      },
+      put: (key, doc, index = {}) => {
+        check(key);
+        if (doc === undefined || doc === null)
+          throw new Error(`projection ${model} put an empty document at ${JSON.stringify(key)}`);
+        this.#changed.set(key, {
+          key,
+          doc: copy(doc),
+          partition: index.partition ?? null,
+          sort: index.sort ?? null,
+        });
+      },
+      delete: (key) => {
+        check(key);
+        this.#changed.set(key, { key, doc: null, partition: null, sort: null });
+      },
+    };
+  }
+
+  writes(): DocumentWrite[] {
+    return [...this.#changed.values()];
+  }
+}

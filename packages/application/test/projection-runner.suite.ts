@@ -1,0 +1,281 @@
+import type { EventStore, ProjectionStorage } from '@croupier/eventstore';
+import { afterEach, beforeEach, describe, expect, it as vitestIt } from 'vitest';
+import {
+  ProjectionError,
+  type DocumentSet,
+  type DurableProjection,
+  ProjectionLagError,
+  ProjectionRunner,
+  ProjectionStoppedError,
+  randomId,
+} from '../src/index.js';
+import { TallyProjection, type Tally } from './tally.js';
+
+export interface RunnerFixture {
+  readonly store: EventStore;
+  readonly storage: ProjectionStorage;
+  close(): Promise<void>;
+}
+
+/**
+ * The runner's behaviour on one storage (memory, PGlite, PostgreSQL: the same code). Runners poll
+ * every 10 s, so a test that sees a change without waiting has seen a wake-up or `sync()` do it.
+ */
+export function projectionRunnerSuite(
+  kind: string,
+  open: () => Promise<RunnerFixture>,
+  /** Names (their start) of the only tests to run: where each fixture is slow to make. */
+  only?: readonly string[],
+): void {
+  const it = (name: string, test: () => Promise<void>) => {
+    const run = only === undefined || only.some((start) => name.startsWith(start));
+    (run ? vitestIt : vitestIt.skip)(name, test);
+  };
+  describe(`the projection runner (${kind})`, () => {
+    let store: EventStore;
+    let storage: ProjectionStorage;
+    let fixture: RunnerFixture;
+    const runners: ProjectionRunner[] = [];
+    beforeEach(async () => {
+      fixture = await open();
+      ({ store, storage } = fixture);
+    });
+    afterEach(async () => {
+      await Promise.all(runners.splice(0).map((runner) => runner.stop()));
+      await fixture.close();
+    });
+
+    const runner = (options: ConstructorParameters<typeof ProjectionRunner>[2] = {}) => {
+      const made = new ProjectionRunner(store, storage, {
+        pollIntervalMs: 10_000,
+        lockRetryMs: 20,
+        ...options,
+      });
+      runners.push(made);
+      return made;
+    };
+    const add = async (stream: string, amount: number, extra: object = {}) =>
+      (
+        await store.append(
+          stream,
+          [{ id: randomId(), type: 'Added', data: { amount, ...extra } }],
+          {
+            expectedVersion: 'any',
+          },
+        )
+      ).position;
+    const tally = (key: string, model = 'tally') => storage.get(model, key) as Promise<Tally>;
+
+    it('starts caught up with the log, each event applied once, in its stream order', async () => {
+      for (let i = 0; i < 7; i++) await add(`s-${i % 3}`, i);
+      const live = runner({ batchSize: 2 });
+      live.register(new TallyProjection());
+      await live.start();
+      expect(await tally('s-0')).toEqual({ revisions: ['0', '1', '2'], total: 0 + 3 + 6 });
+      expect(await tally('s-2')).toEqual({ revisions: ['0', '1'], total: 2 + 5 });
+    });
+
+    it('reads its own writes: sync() waits for what this process appended', async () => {
+      const live = runner();
+      live.register(new TallyProjection());
+      await live.start();
+      live.noteAppended(await add('s', 5));
+      await live.sync();
+      expect(await tally('s')).toMatchObject({ total: 5 });
+    });
+
+    it('restarts from its checkpoint, not from the first event', async () => {
+      for (let i = 0; i < 5; i++) await add('s', 1);
+      const first = runner();
+      first.register(new TallyProjection());
+      await first.start();
+      await first.stop();
+      for (let i = 0; i < 3; i++) await add('s', 1);
+      const second = runner();
+      const projection = second.register(new TallyProjection());
+      await second.start();
+      expect(projection.applied).toBe(3);
+      expect(await tally('s')).toEqual({
+        revisions: ['0', '1', '2', '3', '4', '5', '6', '7'],
+        total: 8,
+      });
+    });
+
+    it('stops a model at the event it cannot apply, keeps what came before, and tells', async () => {
+      await add('a', 1);
+      await add('a', 2);
+      const poison = await add('a', 3, { poison: true });
+      await add('a', 4);
+      await add('b', 10);
+      const stopped: ProjectionError[] = [];
+      const live = runner({ onStopped: (error) => stopped.push(error) });
+      live.register(new TallyProjection());
+      const other = live.register(new TallyProjection('other'));
+      other.poisoned = false;
+      await live.start();
+
+      expect(stopped).toHaveLength(1);
+      expect(stopped[0]!.message).toMatch(
+        /^projection tally failed on Added at a@2: Error: poisoned amount 3$/,
+      );
+      // Not skipped: the failed event's own change is not kept, nothing after it is applied.
+      expect(await tally('a')).toEqual({ revisions: ['0', '1'], total: 3 });
+      expect(await tally('b')).toBeUndefined();
+      const [state] = await storage.states('tally');
+      expect(state!.failure).toEqual({ position: poison, error: stopped[0]!.message });
+      expect(state!.position).toBeLessThan(poison);
+      // The other model goes on.
+      expect(other.applied).toBe(5);
+      expect(await tally('b', 'other')).toMatchObject({ total: 10 });
+      // Readers are told at once, whatever they wait for.
+      await expect(live.waitFor(poison, ['tally'])).rejects.toBeInstanceOf(ProjectionStoppedError);
+      await expect(live.sync(['tally'])).rejects.toThrow(/projection tally is stopped/);
+      expect(live.status().find((s) => s.name === 'tally')!.stopped).toMatch(/a@2/);
+
+      // Restarted with the fault fixed, it goes on from the event it stopped at.
+      await live.stop();
+      const fixed = runner();
+      const projection = fixed.register(new TallyProjection());
+      projection.poisoned = false;
+      await fixed.start();
+      expect(await tally('a')).toEqual({ revisions: ['0', '1', '2', '3'], total: 10 });
+      expect(await tally('b')).toMatchObject({ total: 10 });
+      expect((await storage.states('tally'))[0]!.failure).toBeNull();
+    });
+
+    it('lets one runner at a time project a model; another takes over when it stops', async () => {
+      await add('s', 1);
+      const first = runner();
+      const firstTally = first.register(new TallyProjection());
+      await first.start();
+      const second = runner();
+      const secondTally = second.register(new TallyProjection());
+      await second.start();
+      expect(first.status()[0]!.held).toBe(true);
+      expect(second.status()[0]!.held).toBe(false);
+
+      // The standby serves reads from what the active one writes.
+      const position = await add('s', 2);
+      first.noteAppended(position);
+      await second.waitFor(position);
+      expect(await tally('s')).toMatchObject({ total: 3 });
+      expect(secondTally.applied).toBe(0);
+
+      await first.stop();
+      const later = await add('s', 4);
+      second.noteAppended(later);
+      await second.sync();
+      expect(second.status()[0]!.held).toBe(true);
+      expect(firstTally.applied + secondTally.applied).toBe(3);
+      expect(await tally('s')).toEqual({ revisions: ['0', '1', '2'], total: 7 });
+    });
+
+    it('answers a read that cannot be served in time with a lag error', async () => {
+      const active = runner();
+      active.register(new TallyProjection());
+      await active.start();
+      const standby = runner({ lockRetryMs: 60_000 }); // asks for the lease at start, then waits
+      standby.register(new TallyProjection());
+      await standby.start();
+      await active.stop(); // nobody projects it now
+      const position = await add('s', 1);
+      await expect(standby.waitFor(position, ['tally'], 50)).rejects.toBeInstanceOf(
+        ProjectionLagError,
+      );
+    });
+
+    it('refuses a projection that uses a document it did not name', async () => {
+      await add('s', 1);
+      const live = runner();
+      const sloppy: DurableProjection<{ x: number }> = {
+        name: 'sloppy',
+        keysOf: () => ['named'],
+        apply: (_event, docs) => {
+          docs.put('other', { x: 1 });
+        },
+      };
+      live.register(sloppy);
+      await live.start();
+      expect(live.status()[0]!.stopped).toMatch(
+        /used document "other" for Added at s@0 without naming it/,
+      );
+    });
+
+    it('rebuilds a model into a new generation, serving the live one meanwhile, then swaps', async () => {
+      for (let i = 0; i < 9; i++) await add(`s-${i % 4}`, i);
+      const live = runner({ batchSize: 4 });
+      const projection = live.register(new TallyProjection());
+      await live.start();
+      const before = await storage.list('tally');
+      const rebuilt = await live.rebuild('tally');
+      expect(rebuilt).toMatchObject({ generation: 2, events: 9 });
+      expect(await storage.list('tally')).toEqual(before);
+      expect(projection.applied).toBe(18);
+      expect((await storage.states('tally')).map((s) => [s.generation, s.active])).toEqual([
+        [2, true],
+      ]);
+      // The new generation goes on live.
+      live.noteAppended(await add('s-0', 100));
+      await live.sync();
+      expect(await tally('s-0')).toMatchObject({ revisions: ['0', '1', '2', '3'], total: 112 });
+    });
+
+    it('rebuilds a model another process runs: that one takes it up from the new generation', async () => {
+      for (let i = 0; i < 6; i++) await add(`s-${i % 2}`, i);
+      const holder = runner({ batchSize: 4 });
+      const held = holder.register(new TallyProjection());
+      await holder.start();
+      const other = runner({ lockRetryMs: 60_000 });
+      other.register(new TallyProjection());
+      await other.start();
+      expect(other.status()[0]!.held).toBe(false);
+      const before = await storage.list('tally');
+      expect(await other.rebuild('tally')).toMatchObject({ generation: 2, events: 6 });
+      expect(await storage.list('tally')).toEqual(before);
+      // The holder's next commit finds its generation gone, commits nothing, and goes on from
+      // the new one: each event applied once.
+      const position = await add('s-0', 100);
+      await other.waitFor(position);
+      await holder.waitFor(position);
+      expect(await tally('s-0')).toEqual({ revisions: ['0', '1', '2', '3'], total: 106 });
+      // (Its apply may have run twice for the last event: once in the batch that was refused.)
+      expect(held.applied).toBeGreaterThanOrEqual(7);
+      expect((await storage.states('tally')).map((s) => [s.generation, s.active])).toEqual([
+        [2, true],
+      ]);
+    });
+
+    it('syncs to the log head: what another process appended is read too', async () => {
+      const live = runner();
+      live.register(new TallyProjection());
+      await live.start();
+      await add('s', 5); // not noted: as if another process appended it
+      await live.syncToHead();
+      expect(await tally('s')).toMatchObject({ total: 5 });
+    });
+
+    it('stops a model whose keysOf throws, at that event', async () => {
+      await add('s', 1);
+      const bad = await add('s', 2, { poison: true });
+      const live = runner();
+      const tallyOf = new TallyProjection();
+      live.register({
+        name: 'picky',
+        keysOf: (event) => {
+          if ((event.data as { poison?: boolean }).poison) throw new Error('cannot key it');
+          return tallyOf.keysOf(event);
+        },
+        apply: (event, docs: DocumentSet<Tally>) => {
+          tallyOf.apply(event, docs);
+        },
+      });
+      await live.start();
+      const [state] = await storage.states('picky');
+      expect(state!.failure).toEqual({
+        position: bad,
+        error: 'projection picky failed on Added at s@1: Error: cannot key it',
+      });
+      expect(await tally('s', 'picky')).toEqual({ revisions: ['0'], total: 1 });
+    });
+  });
+}
