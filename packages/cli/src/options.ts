@@ -5,6 +5,27 @@ import { UsageError } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/**
+ * The options of every command that reads the audit trail: --json, and --url/--token to ask a
+ * running gateway instead of the store.
+ */
+export const REPORT_OPTIONS = {
+  json: { type: 'boolean', default: false },
+  url: { type: 'string' },
+  token: { type: 'string' },
+} as const;
+
+/** A file's text; a file that cannot be read is a usage error naming it and why. */
+export async function readTextFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 /** Parses command options strictly: an unknown option or a missing value is a UsageError. */
 export function parseOptions<const T extends Options>(args: readonly string[], options: T) {
   try {
@@ -67,14 +88,7 @@ export async function checkpointOption(values: {
     if (keyId !== undefined) throw new UsageError('--key-id goes with --checkpoint FILE');
     return null;
   }
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
+  const text = await readTextFile(file);
   let json: unknown;
   try {
     json = JSON.parse(text);

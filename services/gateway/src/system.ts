@@ -27,6 +27,7 @@ import {
   openReadModelStorage,
   openStore as openConfiguredStore,
   ProjectionMetrics,
+  readModelRunner,
   storeAnswers,
   syncReadModels,
   tokenAuthorityOf,
@@ -97,17 +98,7 @@ export class System {
       },
     });
     this.hub.register(this.history);
-    this.readModels = new ProjectionRunner(store, readModelStorage, {
-      onError: (error) => {
-        logger.warn({ err: error }, 'read models retrying');
-      },
-      onStopped: (error) => {
-        this.projectionMetrics.stopped(error);
-        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
-      },
-      onBatch: this.projectionMetrics.batch,
-    });
-    this.projectionMetrics.watch(this.readModels);
+    this.readModels = readModelRunner(store, readModelStorage, this.projectionMetrics, logger);
     this.board = this.readModels.register(new TableBoard(readModelStorage));
     this.commissionLedger = this.readModels.register(new CommissionLedger(readModelStorage));
     this.pending = this.readModels.register(new PendingDebits(readModelStorage));

@@ -1,4 +1,4 @@
-import { CommandHandler, DEFAULT_RETRY, ProjectionRunner } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
@@ -7,6 +7,7 @@ import {
   openReadModelStorage,
   openStore,
   ProjectionMetrics,
+  readModelRunner,
   parseEnvironment,
   RefusedBets,
   runProcess,
@@ -41,21 +42,12 @@ await runProcess('round', async (logger) => {
   const registry = new Registry();
   // The durable read models: tables beside the log, caught up from their checkpoints (ADR 0023).
   const projectionMetrics = new ProjectionMetrics(registry);
-  const readModels = new ProjectionRunner(
+  const readModels = readModelRunner(
     store,
     await openReadModelStorage(config, store, 'round'),
-    {
-      onError: (error) => {
-        logger.warn({ err: error }, 'read models retrying');
-      },
-      onStopped: (error) => {
-        projectionMetrics.stopped(error);
-        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
-      },
-      onBatch: projectionMetrics.batch,
-    },
+    projectionMetrics,
+    logger,
   );
-  projectionMetrics.watch(readModels);
   const board = readModels.register(new TableBoard(readModels.storage));
   const pending = readModels.register(new PendingDebits(readModels.storage));
   await readModels.start();

@@ -1,10 +1,11 @@
-import { CommandHandler, DEFAULT_RETRY, ProjectionRunner } from '@croupier/application';
+import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
   createServiceApp,
   openReadModelStorage,
   openStore,
   ProjectionMetrics,
+  readModelRunner,
   parseEnvironment,
   runProcess,
   SubscriptionMetrics,
@@ -37,21 +38,12 @@ await runProcess('wallet', async (logger) => {
   const registry = new Registry();
   // The read models: tables beside the log, caught up from their checkpoints (ADR 0023).
   const projectionMetrics = new ProjectionMetrics(registry);
-  const readModels = new ProjectionRunner(
+  const readModels = readModelRunner(
     store,
     await openReadModelStorage(config, store, 'wallet'),
-    {
-      onError: (error) => {
-        logger.warn({ err: error }, 'read models retrying');
-      },
-      onStopped: (error) => {
-        projectionMetrics.stopped(error);
-        logger.error({ err: error }, 'read model stopped at an event it cannot apply');
-      },
-      onBatch: projectionMetrics.batch,
-    },
+    projectionMetrics,
+    logger,
   );
-  projectionMetrics.watch(readModels);
   const ledger = readModels.register(new CommissionLedger(readModels.storage));
   await readModels.start();
   // Commands of this process: one handler, its retry policy and state cache (ADR 0007).

@@ -3,7 +3,7 @@ import { playerIdSchema, roundIdSchema } from '@croupier/contracts';
 import { anchorOf, loadRoundEvidence, loadWalletEvidence } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { checkpointOption, parseOptions } from '../options.js';
+import { checkpointOption, parseOptions, REPORT_OPTIONS } from '../options.js';
 import {
   apiToken,
   callApi,
@@ -21,9 +21,7 @@ export const auditCommand: Command = {
     'croupier audit round ROUND_ID | audit wallet PLAYER_ID [--json] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
-      json: { type: 'boolean', default: false },
-      url: { type: 'string' },
-      token: { type: 'string' },
+      ...REPORT_OPTIONS,
       checkpoint: { type: 'string' },
       'key-id': { type: 'string' },
     });

@@ -3,7 +3,7 @@ import type { PublishedCheckpoint } from '@croupier/audit';
 import { loadCheckpoint } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { parseOptions } from '../options.js';
+import { parseOptions, REPORT_OPTIONS } from '../options.js';
 import {
   apiToken,
   callApi,
@@ -21,10 +21,8 @@ export const checkpointCommand: Command = {
     'croupier checkpoint [latest|SEQUENCE] [--out FILE] [--json] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
-      json: { type: 'boolean', default: false },
+      ...REPORT_OPTIONS,
       out: { type: 'string' },
-      url: { type: 'string' },
-      token: { type: 'string' },
     });
     const [given = 'latest', ...rest] = positionals;
     if (rest.length > 0) throw new UsageError('give at most one checkpoint: latest or a number');

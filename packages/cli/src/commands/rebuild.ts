@@ -6,7 +6,7 @@ import {
 } from '@croupier/gateway';
 import type { Command, CommandIo } from '../io.js';
 import { UsageError } from '../io.js';
-import { parseOptions } from '../options.js';
+import { parseOptions, REPORT_OPTIONS } from '../options.js';
 import { apiToken, callApi, reportingUnavailable, withStore } from './audit-access.js';
 
 /** What the rebuilt read models hold, in a few lines per model. */
@@ -99,9 +99,7 @@ export const rebuildCommand: Command = {
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
       projection: { type: 'string', multiple: true },
-      json: { type: 'boolean', default: false },
-      url: { type: 'string' },
-      token: { type: 'string' },
+      ...REPORT_OPTIONS,
     });
     if (positionals.length > 0) throw new UsageError(`unexpected "${positionals.join(' ')}"`);
     const names = values.projection ?? [...REBUILDABLE_PROJECTIONS];

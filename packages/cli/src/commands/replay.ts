@@ -3,7 +3,7 @@ import { shoeIdSchema, streams } from '@croupier/contracts';
 import { anchorOf, loadShoeEvidence } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { checkpointOption, parseOptions, publishedOptions } from '../options.js';
+import { checkpointOption, parseOptions, REPORT_OPTIONS, publishedOptions } from '../options.js';
 import { ProgressBar } from '../progress.js';
 import {
   apiToken,
@@ -33,9 +33,7 @@ export const replayCommand: Command = {
     'croupier replay shoe SHOE_ID [--json] [--commitment HEX] [--digest HEX] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
-      json: { type: 'boolean', default: false },
-      url: { type: 'string' },
-      token: { type: 'string' },
+      ...REPORT_OPTIONS,
       commitment: { type: 'string' },
       digest: { type: 'string' },
       checkpoint: { type: 'string' },

@@ -1,9 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import { ExportFormatError, verifyExport, type CheckpointVerification } from '@croupier/audit';
 import { verifyCheckpoint } from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
-import { checkpointOption, parseOptions, publishedOptions } from '../options.js';
+import {
+  checkpointOption,
+  parseOptions,
+  publishedOptions,
+  readTextFile,
+  REPORT_OPTIONS,
+} from '../options.js';
 import { ProgressBar } from '../progress.js';
 import { apiToken, callApi, reportingUnavailable, withStore } from './audit-access.js';
 import { checkpointText, shoeText } from './audit-text.js';
@@ -16,13 +21,11 @@ export const verifyCommand: Command = {
     'croupier verify FILE [--json] [--commitment HEX] [--digest HEX] | verify --checkpoint FILE [--key-id ID] [--json] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
-      json: { type: 'boolean', default: false },
+      ...REPORT_OPTIONS,
       commitment: { type: 'string' },
       digest: { type: 'string' },
       checkpoint: { type: 'string' },
       'key-id': { type: 'string' },
-      url: { type: 'string' },
-      token: { type: 'string' },
     });
     const published = publishedOptions(values);
     const anchor = await checkpointOption(values);
@@ -54,14 +57,7 @@ export const verifyCommand: Command = {
       throw new UsageError('an export file is verified offline: --url goes with --checkpoint');
     const [file, ...rest] = positionals;
     if (file === undefined || rest.length > 0) throw new UsageError('give one exported file');
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
+    const text = await readTextFile(file);
     let progress: ProgressBar | null = null;
     try {
       const replay = verifyExport(text, {

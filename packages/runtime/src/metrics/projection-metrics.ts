@@ -1,4 +1,5 @@
-import type { ProjectionError, ProjectionRunner } from '@croupier/application';
+import { ProjectionRunner, type ProjectionError } from '@croupier/application';
+import type { EventStore, ProjectionStorage } from '@croupier/eventstore';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
 /**
@@ -74,4 +75,34 @@ export class ProjectionMetrics {
       this.stoppedGauge.set({ projection: status.name }, status.stopped === null ? 0 : 1);
     }
   }
+}
+
+/** What a read-model runner reports to: the process's logger. */
+export interface ReadModelLogger {
+  warn(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/**
+ * A process's read-model runner (ADR 0023), reporting to its metrics and logger: retried store
+ * errors as warnings, a model stopped at an event it cannot apply as an error and a metric.
+ */
+export function readModelRunner(
+  store: EventStore,
+  storage: ProjectionStorage,
+  metrics: ProjectionMetrics,
+  logger: ReadModelLogger,
+): ProjectionRunner {
+  const runner = new ProjectionRunner(store, storage, {
+    onError: (error) => {
+      logger.warn({ err: error }, 'read models retrying');
+    },
+    onStopped: (error) => {
+      metrics.stopped(error);
+      logger.error({ err: error }, 'read model stopped at an event it cannot apply');
+    },
+    onBatch: metrics.batch,
+  });
+  metrics.watch(runner);
+  return runner;
 }
