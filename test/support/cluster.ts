@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@croupier/testkit';
+import { freePort, nodeEntryArgs } from '@croupier/testkit';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,21 +43,14 @@ export class ServiceProcess {
 
   /** Starts the process and resolves once /ready answers 200. */
   async start(timeoutMs = 90_000): Promise<void> {
+    // Compiled once per test process, as production runs compiled JavaScript (testkit).
+    const args = await nodeEntryArgs(join(ROOT, 'services', this.service, 'src', 'main.ts'));
     const log = openSync(this.logFile, 'a');
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=@croupier/source',
-        '--import',
-        'tsx',
-        join(ROOT, 'services', this.service, 'src', 'main.ts'),
-      ],
-      {
-        cwd: join(ROOT, 'services', this.service),
-        env: { ...process.env, ...this.env, PORT: String(this.port) },
-        stdio: ['ignore', log, log],
-      },
-    );
+    const child = spawn(process.execPath, args, {
+      cwd: join(ROOT, 'services', this.service),
+      env: { ...process.env, ...this.env, PORT: String(this.port) },
+      stdio: ['ignore', log, log],
+    });
     this.child = child;
     this.stopping = false;
     this.ready = false;
