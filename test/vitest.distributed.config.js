@@ -1,4 +1,5 @@
 // @ts-check
+import { sourceConditions } from '../vitest.shared.js';
 import base from './vitest.config.js';
 
 /**
@@ -13,6 +14,13 @@ import base from './vitest.config.js';
  */
 export default {
   ...base,
+  // The global setup runs in vitest's own environment, which reads the workspace packages'
+  // TypeScript sources as the test files do.
+  environments: {
+    __vitest__: {
+      resolve: { conditions: sourceConditions, externalConditions: ['@croupier/source'] },
+    },
+  },
   test: {
     ...base.test,
     include: ['e2e/**/*.test.ts'],

@@ -322,8 +322,10 @@ async function headPosition(store: EventStore): Promise<bigint | undefined> {
 }
 
 /**
- * The store as a file on the shared deployment sees it: `readAll` returns only the events of
- * streams whose first event came after `joined`; the rest of the store is passed through.
+ * The store as a file on the shared deployment sees it: `readAll` returns only the events of the
+ * file's own streams, those whose first event came after `joined`, where a shoe or round stream
+ * counts only if its table's stream is the file's too (an earlier file's every-round table may
+ * start its next shoe after that file ended). The rest of the store is passed through.
  */
 function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): EventStore {
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
@@ -335,10 +337,16 @@ function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): Eve
       if (page.length < 5_000) break;
     }
     const created = new Set(events.filter((e) => e.revision === 0n).map((e) => e.stream));
+    const own = (stream: string): boolean => {
+      if (!created.has(stream)) return false;
+      // shoe-<tableId>.<n> and round-<tableId>.<n>.<m>: table ids have no dot.
+      const game = /^(?:shoe|round)-([^.]+)\./.exec(stream);
+      return game === null || created.has(`table-${game[1]!}`);
+    };
     const { after, filter, limit } = options;
     const selected = events.filter(
       (e) =>
-        created.has(e.stream) &&
+        own(e.stream) &&
         (after === undefined || e.position > after) &&
         (filter?.streamPrefix === undefined || e.stream.startsWith(filter.streamPrefix)) &&
         (filter?.eventTypes === undefined || filter.eventTypes.includes(e.type)),
