@@ -1,5 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,7 +21,9 @@ import { build, type Plugin } from 'esbuild';
  */
 
 const bundles = new Map<string, Promise<string>>();
-let outputDir: string | null = null;
+
+/** Where bundles are kept: one file per entry and content, which later runs reuse. */
+const OUTPUT_DIR = join(tmpdir(), 'croupier-entry');
 
 /**
  * The arguments for `node` that run the TypeScript entry point `entry` (an absolute path), e.g.
@@ -39,32 +42,36 @@ export async function nodeEntryArgs(entry: string): Promise<string[]> {
 }
 
 async function bundleEntry(entry: string): Promise<string> {
-  if (outputDir === null) {
-    const dir = mkdtempSync(join(tmpdir(), 'croupier-entry-'));
-    outputDir = dir;
-    process.once('exit', () => {
-      rmSync(dir, { recursive: true, force: true });
-    });
-  }
-  // services/round/src/main.ts -> round-main.mjs: one file per entry, named for the logs.
-  const outfile = join(
-    outputDir,
-    `${basename(dirname(dirname(entry)))}-${basename(entry).replace(/\.ts$/, '')}-${bundles.size}.mjs`,
-  );
-  await build({
+  const result = await build({
     entryPoints: [entry],
-    outfile,
+    outfile: join(OUTPUT_DIR, 'bundle.mjs'),
+    write: false,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
     // The workspace packages' TypeScript sources, as the tests import them.
     conditions: ['@croupier/source'],
-    sourcemap: true,
+    // Inline: one self-contained file, named for its content.
+    sourcemap: 'inline',
     logLevel: 'silent',
     plugins: [externalPackages, sourceFileUrls],
   });
-  return outfile;
+  const code = result.outputFiles[0]!.contents;
+  // services/round/src/main.ts -> round-main-<hash>.mjs, named for the logs and stack traces.
+  const name = `${basename(dirname(dirname(entry)))}-${basename(entry).replace(/\.ts$/, '')}`;
+  const file = join(
+    OUTPUT_DIR,
+    `${name}-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.mjs`,
+  );
+  if (!existsSync(file)) {
+    await mkdir(OUTPUT_DIR, { recursive: true });
+    // Another test process may write the same file at once: each writes its own, then renames.
+    const partial = `${file}.${process.pid}.${randomUUID()}`;
+    await writeFile(partial, code);
+    await rename(partial, file);
+  }
+  return file;
 }
 
 /** Every package outside the workspace stays external, imported by its absolute path. */
