@@ -281,7 +281,7 @@ describe('who may do what', () => {
       env: { FAILED_LOGIN_WINDOW_MS: '1000' },
     });
     await openTable(harness.api, 'auth-e2e', 'generic');
-    await fund(harness.api, ['amy', 'bob'], 10_000);
+    await fund(harness.api, ['ada', 'bea'], 10_000);
   });
   afterAll(async () => {
     await harness.close();
@@ -315,7 +315,7 @@ describe('who may do what', () => {
     const { api } = harness;
     await api.raw(
       'GET',
-      '/v1/wallets/amy?access_token=forged',
+      '/v1/wallets/ada?access_token=forged',
       undefined,
       'Bearer forged.token.here',
     );
@@ -345,12 +345,12 @@ describe('who may do what', () => {
 
   it('lets each role do only its part', async () => {
     const { api } = harness;
-    expect((await api.as('player', 'amy').post('/v1/tables/auth-e2e/rounds')).status).toBe(403);
+    expect((await api.as('player', 'ada').post('/v1/tables/auth-e2e/rounds')).status).toBe(403);
     expect(
       (
         await api
           .as('regulator')
-          .post('/v1/wallets/amy/deposits', { amount: 1, currency: 'EUR', reference: 'r' })
+          .post('/v1/wallets/ada/deposits', { amount: 1, currency: 'EUR', reference: 'r' })
       ).status,
     ).toBe(403);
     expect(
@@ -372,28 +372,28 @@ describe('who may do what', () => {
 
   it("keeps a player out of another player's wallet and history, and shows them only their own bets", async () => {
     const { api } = harness;
-    expect((await api.as('player', 'amy').get('/v1/wallets/bob')).body).toMatchObject({
+    expect((await api.as('player', 'ada').get('/v1/wallets/bea')).body).toMatchObject({
       code: 'FORBIDDEN',
       status: 403,
     });
-    expect((await api.as('player', 'amy').get('/v1/players/bob/history')).status).toBe(403);
-    expect((await api.as('player', 'amy').get('/v1/wallets/amy')).status).toBe(200);
+    expect((await api.as('player', 'ada').get('/v1/players/bea/history')).status).toBe(403);
+    expect((await api.as('player', 'ada').get('/v1/wallets/ada')).status).toBe(200);
     // A table of its own: the round the previous test opened is not this test's to rely on.
     await openTable(api, 'auth-e2e-bets', 'generic');
     const round = await openRound(api, 'auth-e2e-bets');
     expectStatus(
-      await placeBets(api, round.roundId, 'amy', [{ type: 'player', amount: 100 }]),
+      await placeBets(api, round.roundId, 'ada', [{ type: 'player', amount: 100 }]),
       201,
     );
     expectStatus(
-      await placeBets(api, round.roundId, 'bob', [{ type: 'banker', amount: 100 }]),
+      await placeBets(api, round.roundId, 'bea', [{ type: 'banker', amount: 100 }]),
       201,
     );
-    const seenByAmy = expectStatus(
-      await api.as('player', 'amy').get<RoundView>(`/v1/rounds/${round.roundId}`),
+    const seenByAda = expectStatus(
+      await api.as('player', 'ada').get<RoundView>(`/v1/rounds/${round.roundId}`),
       200,
     );
-    expect(seenByAmy.bets.map((b) => b.playerId)).toEqual(['amy']);
+    expect(seenByAda.bets.map((b) => b.playerId)).toEqual(['ada']);
     const seenBySupervisor = expectStatus(
       await api.as('supervisor').get<RoundView>(`/v1/rounds/${round.roundId}`),
       200,

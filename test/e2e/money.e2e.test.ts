@@ -14,7 +14,8 @@ const SWEEP_INTERVAL_MS = 5_000;
 describe('money under concurrency and failure, on PostgreSQL', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'postgres' });
+    // Distributed, a test kills and restarts the round process: processes of the file's own.
+    harness = await startHarness({ store: 'postgres', ownCluster: true });
     await openTable(harness.api, 'money-e2e', 'generic');
   });
   afterAll(async () => {

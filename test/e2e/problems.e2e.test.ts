@@ -123,9 +123,9 @@ beforeAll(async () => {
   harness = await startHarness({ store: 'memory', gateway: true });
   const document = await harness.api.raw<{ paths: typeof paths }>('GET', '/docs/json');
   paths = expectStatus(document, 200).paths;
-  await fund(harness.api, ['ann', 'bob', 'dan'], 1_000_000);
+  await fund(harness.api, ['ann', 'bram', 'dan'], 1_000_000);
   await fund(harness.api, ['cat'], 1_000);
-  await fund(harness.api, ['yan'], 10_000, 'USD');
+  await fund(harness.api, ['yuki'], 10_000, 'USD');
 });
 afterAll(async () => {
   await harness.close();
@@ -229,7 +229,7 @@ describe('bets', () => {
     );
     const player = [{ type: 'player', amount: 1_000 }];
     expectProblem(op, await bet(roundId, 'ghost', player), 'WALLET_NOT_FOUND');
-    expectProblem(op, await bet(roundId, 'yan', player), 'CURRENCY_MISMATCH');
+    expectProblem(op, await bet(roundId, 'yuki', player), 'CURRENCY_MISMATCH');
     expectProblem(
       op,
       await bet(roundId, 'cat', [{ type: 'player', amount: 5_000 }]),
@@ -266,7 +266,7 @@ describe('rebet', () => {
   it('answers what can refuse repeated bets with documented codes', async () => {
     await openTable(harness.api, 'prob-rebet', 'generic');
     const first = await openRound(harness.api, 'prob-rebet');
-    expectStatus(await bet(first.roundId, 'bob', [{ type: 'player', amount: 60_000 }]), 201);
+    expectStatus(await bet(first.roundId, 'bram', [{ type: 'player', amount: 60_000 }]), 201);
     expectStatus(await bet(first.roundId, 'cat', [{ type: 'player', amount: 1_000 }]), 201);
     expectStatus(await dealer(first.roundId, 'close-betting'), 200);
     expectStatus(await dealer(first.roundId, 'deal'), 200);
@@ -295,18 +295,18 @@ describe('rebet', () => {
     const second = await openRound(harness.api, 'prob-rebet');
     const { roundId } = second;
 
-    expectProblem(op, await rebet(NO_ROUND, 'bob', 1), 'ROUND_NOT_FOUND');
+    expectProblem(op, await rebet(NO_ROUND, 'bram', 1), 'ROUND_NOT_FOUND');
     expectProblem(op, await rebet(roundId, 'dan', 1), 'NO_PREVIOUS_BETS');
-    expectProblem(op, await rebet(roundId, 'bob', 2), 'BET_ABOVE_MAX');
+    expectProblem(op, await rebet(roundId, 'bram', 2), 'BET_ABOVE_MAX');
     expectProblem(op, await rebet(roundId, 'cat', 1), 'INSUFFICIENT_FUNDS');
-    expectStatus(await rebet(roundId, 'bob', 1), 201);
-    expectProblem(op, await rebet(roundId, 'bob', 1), 'DUPLICATE_BET');
-    expectProblem(op, await rebet(roundId, 'bob', 2), 'ID_CONFLICT');
+    expectStatus(await rebet(roundId, 'bram', 1), 201);
+    expectProblem(op, await rebet(roundId, 'bram', 1), 'DUPLICATE_BET');
+    expectProblem(op, await rebet(roundId, 'bram', 2), 'ID_CONFLICT');
     expectStatus(await dealer(roundId, 'pause', REASON), 200);
-    expectProblem(op, await rebet(roundId, 'bob', 1), 'ROUND_PAUSED');
+    expectProblem(op, await rebet(roundId, 'bram', 1), 'ROUND_PAUSED');
     expectStatus(await supervisor(roundId, 'resume'), 200);
     expectStatus(await dealer(roundId, 'close-betting'), 200);
-    expectProblem(op, await rebet(roundId, 'bob', 1), 'BETTING_CLOSED');
+    expectProblem(op, await rebet(roundId, 'bram', 1), 'BETTING_CLOSED');
   });
 });
 
@@ -474,11 +474,11 @@ describe('wallets', () => {
       as('operator').post(`/v1/wallets/${player}/deposits`, { amount, currency, reference });
     const withdraw = (player: string, amount: number, reference: string) =>
       as('operator').post(`/v1/wallets/${player}/withdrawals`, { amount, reference });
-    expectProblem(deposits, await deposit('yan', 100, 'EUR', 'prob-eur'), 'CURRENCY_MISMATCH');
+    expectProblem(deposits, await deposit('yuki', 100, 'EUR', 'prob-eur'), 'CURRENCY_MISMATCH');
     expectStatus(await deposit('dan', 100, 'EUR', 'prob-dep'), 201);
     expectProblem(deposits, await deposit('dan', 200, 'EUR', 'prob-dep'), 'ID_CONFLICT');
     expectProblem(withdrawals, await withdraw('ghost', 100, 'prob-w'), 'WALLET_NOT_FOUND');
-    expectProblem(withdrawals, await withdraw('yan', 1_000_000, 'prob-w'), 'INSUFFICIENT_FUNDS');
+    expectProblem(withdrawals, await withdraw('yuki', 1_000_000, 'prob-w'), 'INSUFFICIENT_FUNDS');
     expectStatus(await withdraw('dan', 100, 'prob-w'), 201);
     expectProblem(withdrawals, await withdraw('dan', 200, 'prob-w'), 'ID_CONFLICT');
   });

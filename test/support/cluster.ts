@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@croupier/testkit';
+import { freePort, nodeEntryArgs } from '@croupier/testkit';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,21 +43,14 @@ export class ServiceProcess {
 
   /** Starts the process and resolves once /ready answers 200. */
   async start(timeoutMs = 90_000): Promise<void> {
+    // Compiled once per test process, as production runs compiled JavaScript (testkit).
+    const args = await nodeEntryArgs(join(ROOT, 'services', this.service, 'src', 'main.ts'));
     const log = openSync(this.logFile, 'a');
-    const child = spawn(
-      process.execPath,
-      [
-        '--conditions=@croupier/source',
-        '--import',
-        'tsx',
-        join(ROOT, 'services', this.service, 'src', 'main.ts'),
-      ],
-      {
-        cwd: join(ROOT, 'services', this.service),
-        env: { ...process.env, ...this.env, PORT: String(this.port) },
-        stdio: ['ignore', log, log],
-      },
-    );
+    const child = spawn(process.execPath, args, {
+      cwd: join(ROOT, 'services', this.service),
+      env: { ...process.env, ...this.env, PORT: String(this.port) },
+      stdio: ['ignore', log, log],
+    });
     this.child = child;
     this.stopping = false;
     this.ready = false;
@@ -126,6 +119,59 @@ export class ServiceProcess {
   }
 }
 
+/**
+ * A process of the distributed run's shared deployment (support/shared-cluster.ts): the run
+ * owns it, not the test file, so a file may call it but not kill, stop or restart it.
+ */
+export class SharedServiceProcess extends ServiceProcess {
+  constructor(
+    id: string,
+    service: ServiceName,
+    port: number,
+    private readonly sharedPid: number | null,
+    logFile: string,
+  ) {
+    super(id, service, port, {}, logFile);
+  }
+
+  override get running(): boolean {
+    return true;
+  }
+
+  override get pid(): number | null {
+    return this.sharedPid;
+  }
+
+  private refuse(what: string): never {
+    throw new Error(
+      `${this.id} belongs to the run's shared deployment: a test that would ${what} it starts the harness with ownCluster: true`,
+    );
+  }
+
+  override start(): Promise<void> {
+    return this.refuse('start');
+  }
+
+  override startRetrying(): Promise<void> {
+    return this.refuse('start');
+  }
+
+  override kill(): Promise<void> {
+    return this.refuse('kill');
+  }
+
+  override stop(): Promise<void> {
+    return this.refuse('stop');
+  }
+}
+
+/** The processes of a deployment a test calls: its own Cluster, or the run's shared one. */
+export interface Deployment {
+  readonly processes: readonly ServiceProcess[];
+  get(id: string): ServiceProcess;
+  url(service: ServiceName): string;
+}
+
 export interface ClusterOptions {
   readonly databaseUrl: string;
   readonly schema: string;
@@ -149,7 +195,7 @@ export const CLUSTER_SECRETS = {
 };
 
 /** The services as separate processes on PostgreSQL and Redis: the distributed deployment. */
-export class Cluster {
+export class Cluster implements Deployment {
   readonly processes: ServiceProcess[] = [];
 
   private constructor(readonly options: ClusterOptions) {}
@@ -199,17 +245,23 @@ export class Cluster {
         WALLET_CONSUMER_CONCURRENCY: '0',
         AUTO_TABLES: '',
       });
-    // Start the shoe and wallet first (the round service calls them), then the rest together.
-    await Promise.all(
-      cluster.processes
-        .filter((p) => p.service === 'shoe' || p.service === 'wallet')
-        .map((p) => p.start()),
-    );
-    await Promise.all(
-      cluster.processes
-        .filter((p) => p.service !== 'shoe' && p.service !== 'wallet')
-        .map((p) => p.start()),
-    );
+    try {
+      // Start the shoe and wallet first (the round service calls them), then the rest together.
+      await Promise.all(
+        cluster.processes
+          .filter((p) => p.service === 'shoe' || p.service === 'wallet')
+          .map((p) => p.start()),
+      );
+      await Promise.all(
+        cluster.processes
+          .filter((p) => p.service !== 'shoe' && p.service !== 'wallet')
+          .map((p) => p.start()),
+      );
+    } catch (error) {
+      // No process outlives a cluster that could not start.
+      await cluster.stop();
+      throw error;
+    }
     return cluster;
   }
 

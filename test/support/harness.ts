@@ -1,16 +1,30 @@
-import { createEventStore, MemoryEventStore, type EventStore } from '@croupier/eventstore';
+import {
+  createEventStore,
+  MemoryEventStore,
+  type EventStore,
+  type ReadAllOptions,
+  type RecordedEvent,
+} from '@croupier/eventstore';
 import { buildApp, loadConfig, System, type GatewayConfig } from '@croupier/gateway';
 import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { pino } from 'pino';
+import { inject } from 'vitest';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TokenAuthority } from '@croupier/http';
 import { startRedisServer } from '@croupier/testkit';
 import { ApiClient, httpTransport, injectTransport } from './api.js';
-import { Cluster, CLUSTER_SECRETS } from './cluster.js';
+import {
+  Cluster,
+  CLUSTER_SECRETS,
+  SharedServiceProcess,
+  type Deployment,
+  type ServiceName,
+} from './cluster.js';
+import type { SharedClusterInfo } from './shared-cluster.js';
 
 export interface HarnessOptions {
   /**
@@ -32,6 +46,12 @@ export interface HarnessOptions {
    * is the system.)
    */
   readonly gateway?: boolean;
+  /**
+   * Distributed deployment only: processes of the file's own, which it may kill and restart,
+   * instead of the run's shared deployment. A file whose settings (`env`) differ from the
+   * shared deployment's gets processes of its own anyway.
+   */
+  readonly ownCluster?: boolean;
 }
 
 /** A running Croupier for one test file: the system, its HTTP app (no port) and a client. */
@@ -43,8 +63,11 @@ export interface Harness {
   readonly config: GatewayConfig;
   /** Signs tokens the deployment accepts. */
   readonly tokens: TokenAuthority;
-  /** The distributed deployment's processes (to call, kill or restart one); null in one process. */
-  readonly cluster: Cluster | null;
+  /**
+   * The distributed deployment's processes (to call them; to kill or restart one, with
+   * `ownCluster`); null in one process.
+   */
+  readonly cluster: Deployment | null;
   /**
    * Where a client with a connection of its own reaches `path` (http://host:port): the app
    * listening on a port of its own (one process), or the service serving it (distributed).
@@ -166,6 +189,12 @@ const ROUTES: readonly [RegExp, 'round' | 'wallet' | 'shoe' | 'settlement'][] = 
  * directly are skipped, naming why.
  */
 async function startDistributedHarness(options: HarnessOptions): Promise<Harness> {
+  const shared = inject('sharedCluster') as SharedClusterInfo | undefined;
+  const fits =
+    shared !== undefined &&
+    options.ownCluster !== true &&
+    Object.entries(options.env ?? {}).every(([name, value]) => shared.env[name] === value);
+  if (fits) return joinSharedCluster(shared);
   const postgres = await isolatedPostgres('dist');
   const redis = await startRedisServer({ persistent: true });
   const cluster = await Cluster.create({
@@ -218,5 +247,118 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
       await redis.cleanup();
       await postgres.drop();
     },
+  };
+}
+
+/**
+ * A file on the run's shared deployment (support/shared-cluster.ts): its processes were started
+ * once for the run, with the gateway. The file's store is a view of the streams created after it
+ * joined, so what it reads of the log is its own tables', rounds', shoes' and players' events,
+ * as on a deployment of its own (streams written by every file, like the day's security log,
+ * are left out).
+ */
+async function joinSharedCluster(shared: SharedClusterInfo): Promise<Harness> {
+  const connection = await createEventStore({
+    kind: 'postgres',
+    connectionString: shared.databaseUrl,
+    schema: shared.schema,
+  });
+  const store = streamsCreatedAfter(connection, await headPosition(connection));
+  const processes = shared.processes.map(
+    (p) =>
+      new SharedServiceProcess(p.id, p.service, p.port, p.pid, join(shared.logDir, `${p.id}.log`)),
+  );
+  const deployment: Deployment = {
+    processes,
+    get(id) {
+      const found = processes.find((p) => p.id === id);
+      if (found === undefined) throw new Error(`no process ${id}`);
+      return found;
+    },
+    url: (service: ServiceName) => processes.find((p) => p.service === service)!.url,
+  };
+  const route = (path: string) => {
+    const match = ROUTES.find(([pattern]) => pattern.test(path));
+    return deployment.url(match === undefined ? 'gateway' : match[1]);
+  };
+  const tokens = new TokenAuthority(CLUSTER_SECRETS.JWT_SECRET);
+  const unavailable = (): never => {
+    throw new Error('the distributed deployment has no in-process System');
+  };
+  return {
+    get system() {
+      return unavailable();
+    },
+    get app() {
+      return unavailable();
+    },
+    api: new ApiClient(httpTransport(route), tokens),
+    tokens,
+    cluster: deployment,
+    origin: (path) => Promise.resolve(route(path)),
+    store,
+    get config() {
+      return unavailable();
+    },
+    restart: () =>
+      Promise.reject(new Error('restart is not available in the distributed deployment')),
+    async close() {
+      await connection.close();
+    },
+  };
+}
+
+/** The position of the store's last event, or undefined when it has none. */
+async function headPosition(store: EventStore): Promise<bigint | undefined> {
+  let head: bigint | undefined;
+  for (;;) {
+    const page = await store.readAll({
+      ...(head === undefined ? {} : { after: head }),
+      limit: 5_000,
+    });
+    if (page.length === 0) return head;
+    head = page.at(-1)!.position;
+  }
+}
+
+/**
+ * The store as a file on the shared deployment sees it: `readAll` returns only the events of the
+ * file's own streams, those whose first event came after `joined`, where a shoe or round stream
+ * counts only if its table's stream is the file's too (an earlier file's every-round table may
+ * start its next shoe after that file ended). The rest of the store is passed through.
+ */
+function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): EventStore {
+  const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
+    const events: RecordedEvent[] = [];
+    for (;;) {
+      const after = events.at(-1)?.position ?? joined;
+      const page = await store.readAll({ ...(after === undefined ? {} : { after }), limit: 5_000 });
+      events.push(...page);
+      if (page.length < 5_000) break;
+    }
+    const created = new Set(events.filter((e) => e.revision === 0n).map((e) => e.stream));
+    const own = (stream: string): boolean => {
+      if (!created.has(stream)) return false;
+      // shoe-<tableId>.<n> and round-<tableId>.<n>.<m>: table ids have no dot.
+      const game = /^(?:shoe|round)-([^.]+)\./.exec(stream);
+      return game === null || created.has(`table-${game[1]!}`);
+    };
+    const { after, filter, limit } = options;
+    const selected = events.filter(
+      (e) =>
+        own(e.stream) &&
+        (after === undefined || e.position > after) &&
+        (filter?.streamPrefix === undefined || e.stream.startsWith(filter.streamPrefix)) &&
+        (filter?.eventTypes === undefined || filter.eventTypes.includes(e.type)),
+    );
+    return limit === undefined ? selected : selected.slice(0, limit);
+  };
+  return {
+    append: (stream, events, options) => store.append(stream, events, options),
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll,
+    subscribe: (options) => store.subscribe(options),
+    verifyStream: (stream) => store.verifyStream(stream),
+    close: () => store.close(),
   };
 }

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { nodeEntryArgs } from '@croupier/testkit';
 import { useRedisPrefix } from '@croupier/testkit/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BullMqSettlementBus } from '../src/index.js';
@@ -26,19 +27,15 @@ describe('a consumer process that dies mid-job', () => {
     await bus.publish([message]);
 
     const script = fileURLToPath(new URL('./fixtures/stuck-consumer.ts', import.meta.url));
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@croupier/source', '--import', 'tsx', script],
-      {
-        env: {
-          ...process.env,
-          BUS_REDIS_URL: redis.get().url,
-          BUS_PREFIX: redis.get().prefix,
-          BUS_LOCK_MS: String(LOCK_MS),
-        },
-        stdio: ['ignore', 'pipe', 'inherit'],
+    const child = spawn(process.execPath, await nodeEntryArgs(script), {
+      env: {
+        ...process.env,
+        BUS_REDIS_URL: redis.get().url,
+        BUS_PREFIX: redis.get().prefix,
+        BUS_LOCK_MS: String(LOCK_MS),
       },
-    );
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const exited = new Promise((resolve) => child.once('exit', resolve));
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => {

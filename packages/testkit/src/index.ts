@@ -40,3 +40,4 @@ export {
 export { declares, sample } from './prometheus.js';
 export { settlementMessage } from './settlement-message.js';
 export { startTcpRelay, throughRelay, type TcpRelay } from './tcp-relay.js';
+export { nodeEntryArgs } from './node-entry.js';

@@ -5,6 +5,7 @@ import {
   freePort,
   isolatedPostgres,
   isolatedRedisPrefix,
+  nodeEntryArgs,
   settlementMessage,
   type IsolatedPostgres,
   type IsolatedRedisPrefix,
@@ -50,25 +51,21 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
   async function startWallet(concurrency: string) {
     const port = await freePort();
     let output = '';
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@croupier/source', '--import', 'tsx', MAIN],
-      {
-        env: {
-          ...process.env,
-          EVENTSTORE: 'postgres',
-          DATABASE_URL: postgres.connectionString,
-          DATABASE_SCHEMA: postgres.schema,
-          REDIS_URL: redis.url,
-          REDIS_PREFIX: redis.prefix,
-          JWT_SECRET: 'wallet-main-test-secret-0123456789abcdef',
-          PORT: String(port),
-          LOG_LEVEL: 'info',
-          WALLET_CONSUMER_CONCURRENCY: concurrency,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, await nodeEntryArgs(MAIN), {
+      env: {
+        ...process.env,
+        EVENTSTORE: 'postgres',
+        DATABASE_URL: postgres.connectionString,
+        DATABASE_SCHEMA: postgres.schema,
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: redis.prefix,
+        JWT_SECRET: 'wallet-main-test-secret-0123456789abcdef',
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+        WALLET_CONSUMER_CONCURRENCY: concurrency,
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -126,21 +123,17 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
   );
 
   it('still refuses a negative concurrency, naming the variable', async () => {
-    const child = spawn(
-      process.execPath,
-      ['--conditions=@croupier/source', '--import', 'tsx', MAIN],
-      {
-        env: {
-          ...process.env,
-          EVENTSTORE: 'postgres',
-          DATABASE_URL: postgres.connectionString,
-          DATABASE_SCHEMA: postgres.schema,
-          JWT_SECRET: 'wallet-main-test-secret-0123456789abcdef',
-          WALLET_CONSUMER_CONCURRENCY: '-1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
+    const child = spawn(process.execPath, await nodeEntryArgs(MAIN), {
+      env: {
+        ...process.env,
+        EVENTSTORE: 'postgres',
+        DATABASE_URL: postgres.connectionString,
+        DATABASE_SCHEMA: postgres.schema,
+        JWT_SECRET: 'wallet-main-test-secret-0123456789abcdef',
+        WALLET_CONSUMER_CONCURRENCY: '-1',
       },
-    );
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.add(child);
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
