@@ -163,6 +163,13 @@ export class PostgresDriver implements SqlDriver {
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     let broken: unknown;
+    // A checked-out client whose connection breaks emits 'error': without a listener that event
+    // would crash the process (the pool only listens to idle clients). The failing query rejects
+    // too, so the caller sees the error; the client is then discarded.
+    const onError = (error: Error): void => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await work(executor(client));
@@ -170,10 +177,11 @@ export class PostgresDriver implements SqlDriver {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken = rollbackError;
+        broken ??= rollbackError;
       });
       throw error;
     } finally {
+      client.removeListener('error', onError);
       client.release(broken instanceof Error ? broken : undefined);
     }
   }
