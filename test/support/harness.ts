@@ -5,6 +5,7 @@ import {
   type ReadAllOptions,
   type RecordedEvent,
 } from '@croupier/eventstore';
+import { NOTARY_STREAM } from '@croupier/contracts';
 import { buildApp, loadConfig, System, type GatewayConfig } from '@croupier/gateway';
 import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
@@ -338,7 +339,8 @@ function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): Eve
     }
     const created = new Set(events.filter((e) => e.revision === 0n).map((e) => e.stream));
     const own = (stream: string): boolean => {
-      if (!created.has(stream)) return false;
+      // The notary's checkpoints are the deployment's, recorded every minute whatever file runs.
+      if (!created.has(stream) || stream === NOTARY_STREAM) return false;
       // shoe-<tableId>.<n> and round-<tableId>.<n>.<m>: table ids have no dot.
       const game = /^(?:shoe|round)-([^.]+)\./.exec(stream);
       return game === null || created.has(`table-${game[1]!}`);

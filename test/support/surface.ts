@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Role } from '@croupier/contracts';
+import { NOTARY_STREAM, type Role } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 import type { System } from '@croupier/gateway';
 import { createHttpApp, type HttpApp } from '@croupier/http';
@@ -249,9 +249,12 @@ export async function lastPosition(store: EventStore): Promise<bigint | undefine
   return (await allEvents(store)).at(-1)?.position;
 }
 
-/** Whether an event belongs to the game's state rather than to the security log. */
+/**
+ * Whether an event belongs to the game's state rather than to the security log or the notary's
+ * checkpoints (recorded every minute whatever the requests, ADR 0024).
+ */
 export const isStateEvent = (event: RecordedEvent): boolean =>
-  !event.stream.startsWith('security-');
+  !event.stream.startsWith('security-') && event.stream !== NOTARY_STREAM;
 
 /** Asserts a refusal is a 4xx problem+json whose body repeats its status and a stable code. */
 export function expectProblem(
