@@ -247,14 +247,9 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
         );
       }
     }
-    for (const movement of examined.wallet ?? []) {
-      if (movement.type !== 'StakeDebited') continue;
-      const closed = movements.some(
-        (m) =>
-          (m.type === 'PayoutCredited' || m.type === 'StakeRefunded') &&
-          (m.data as { betId?: unknown }).betId === movement.betId,
-      );
-      if (!closed) open.add(`${movement.stream}@${movement.revision}`);
+    for (const movement of movements) {
+      if (movement.type === 'StakeDebited' && !closedIn(movements, movement))
+        open.add(`${movement.stream}@${movement.revision}`);
     }
   }
   verdict.pass('debits');
