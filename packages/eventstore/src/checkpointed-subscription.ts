@@ -64,9 +64,10 @@ export interface CheckpointedSubscriptionInit {
 /**
  * A checkpointed consumer of a store's log, for every store that can read it in position order
  * (SQL, memory). Life cycle: open a session, stand by until it holds the subscription's lease,
- * load the checkpoint, then read pages after it and call the handler one event at a time, storing
- * the checkpoint after each with compare-and-swap. Any failure other than the handler's is
- * reported, backed off, and the whole cycle restarts from the stored checkpoint.
+ * load the checkpoint, then read pages after it and call the handler one event at a time (or, with
+ * `concurrentStreams`, one task per stream of the page), storing the checkpoint after each event
+ * or page with compare-and-swap. Any failure other than the handler's is reported, backed off,
+ * and the whole cycle restarts from the stored checkpoint.
  */
 export class CheckpointedSubscription implements Subscription {
   readonly name: string;
@@ -74,6 +75,8 @@ export class CheckpointedSubscription implements Subscription {
   readonly #filter: NormalizedFilter;
   readonly #signal = new WakeSignal();
   readonly #caughtUp = new Deferred<void>();
+  /** Resolved by `stop()`: ends a handler's backoff without taking a wake-up meant for the loop. */
+  readonly #stopRequested = new Deferred<void>();
   readonly #done: Promise<void>;
   #stopping = false;
   /** A method, not a field read: the flag changes while this object awaits. */
@@ -99,6 +102,7 @@ export class CheckpointedSubscription implements Subscription {
 
   async stop(): Promise<void> {
     this.#stopping = true;
+    this.#stopRequested.resolve();
     this.#signal.wake();
     await this.#done;
   }
@@ -166,7 +170,7 @@ export class CheckpointedSubscription implements Subscription {
       stored = checkpoint;
       storedAt = Date.now();
     };
-    const { readIntervalMs = 0 } = this.#init.options;
+    const { readIntervalMs = 0, concurrentStreams = 1 } = this.#init.options;
     let readAt = 0;
     let atEnd = false;
     try {
@@ -179,11 +183,19 @@ export class CheckpointedSubscription implements Subscription {
         if (this.#stopped()) return;
         readAt = Date.now();
         const page = await session.readPage(checkpoint, this.#filter, pageSize);
-        for (const event of page.events) {
-          if (!(await this.#handle(event))) return;
-          checkpoint = event.position;
-          if (perEvent) await store();
-          if (this.#stopped()) return;
+        if (concurrentStreams > 1) {
+          // Per page only (validated): the checkpoint moves when every task of the page is done,
+          // or, stopped, past the events handled before the first one that was not.
+          const handled = await this.#handleByStream(page.events, concurrentStreams);
+          if (handled > 0) checkpoint = page.events[handled - 1]!.position;
+          if (handled < page.events.length || this.#stopped()) return;
+        } else {
+          for (const event of page.events) {
+            if (!(await this.#handle(event))) return;
+            checkpoint = event.position;
+            if (perEvent) await store();
+            if (this.#stopped()) return;
+          }
         }
         // A page shorter than asked reached the end of the snapshot: everything up to its head
         // has been seen, and events the filter skipped move the checkpoint, so they are not
@@ -208,6 +220,38 @@ export class CheckpointedSubscription implements Subscription {
     }
   }
 
+  /**
+   * Handles a page as one task per stream, at most `limit` at once, each stream's events in their
+   * order, each event as `#handle` does (retried until it succeeds, never skipped). Resolves when
+   * every task has finished, never earlier, so the caller cannot store a checkpoint past a
+   * task still running. Returns how many of the page's first events were all handled: the whole
+   * page, unless stopped.
+   */
+  async #handleByStream(events: readonly RecordedEvent[], limit: number): Promise<number> {
+    const byStream = new Map<string, number[]>();
+    events.forEach((event, index) => {
+      const indexes = byStream.get(event.stream);
+      if (indexes === undefined) byStream.set(event.stream, [index]);
+      else indexes.push(index);
+    });
+    const waiting = [...byStream.values()];
+    const handled = events.map(() => false);
+    const task = async (): Promise<void> => {
+      for (let stream = waiting.shift(); stream !== undefined; stream = waiting.shift()) {
+        for (const index of stream) {
+          if (this.#stopped() || !(await this.#handle(events[index]!))) return;
+          handled[index] = true;
+        }
+      }
+    };
+    const tasks = Array.from({ length: Math.min(limit, waiting.length) }, task);
+    // `#handle` does not throw; were a task to, its siblings still finish before this returns.
+    const outcomes = await Promise.allSettled(tasks);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+    const firstUnhandled = handled.indexOf(false);
+    return firstUnhandled === -1 ? events.length : firstUnhandled;
+  }
+
   /** Calls the handler until it succeeds (the event is never skipped); false when stopped. */
   async #handle(event: RecordedEvent): Promise<boolean> {
     for (let failures = 1; ; failures += 1) {
@@ -217,12 +261,28 @@ export class CheckpointedSubscription implements Subscription {
       } catch (error) {
         this.#report(error);
         if (this.#stopped()) return false;
-        await this.#pause(
+        await this.#backOff(
           backoffs.exponential({ capMs: this.#init.tuning.maxBackoffMs })(failures),
         );
         if (this.#stopped()) return false;
       }
     }
+  }
+
+  /**
+   * A handler's backoff: sleeps, waking early only when stopped. Unlike `#pause` it leaves the
+   * wake signal alone, so several tasks can back off at once and a wake-up that arrives meanwhile
+   * still makes the loop read again after the page.
+   */
+  async #backOff(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+      this.#stopRequested.promise,
+    ]);
+    clearTimeout(timer);
   }
 
   async #loadCheckpoint(session: ConsumerSession): Promise<bigint> {

@@ -115,6 +115,16 @@ export interface SubscribeOptions {
    * wake-up (ADR 0022). Latency grows by up to this much.
    */
   readonly readIntervalMs?: number;
+  /**
+   * How many streams of a page are handled at once (default 1: one event at a time, in global
+   * order). Above 1, needs `checkpoints: 'per-page'`: a page's events are split by stream, each
+   * stream's events are handled in their order by one task, at most this many tasks run at once,
+   * and the checkpoint moves past the page only when every task finished (a stop stores the
+   * handled prefix of the page). Events of different streams may then be handled in any order;
+   * for handlers whose effects on one stream depend on nothing another stream's events do (the
+   * settlement of a round, ADR 0022). A store may handle fewer at once (EventStoreDB: one).
+   */
+  readonly concurrentStreams?: number;
 }
 
 export interface Subscription {

@@ -271,5 +271,19 @@ export function validateSubscribeOptions(options: SubscribeOptions): void {
       `readIntervalMs must be a whole number of milliseconds >= 0, not ${typeof interval === 'number' ? String(interval) : `a ${typeof interval}`}`,
     );
   }
+  const concurrent: unknown = options.concurrentStreams;
+  if (
+    concurrent !== undefined &&
+    !(typeof concurrent === 'number' && Number.isInteger(concurrent) && concurrent >= 1)
+  ) {
+    throw new EventValidationError(
+      `concurrentStreams must be a whole number >= 1, not ${typeof concurrent === 'number' ? String(concurrent) : `a ${typeof concurrent}`}`,
+    );
+  }
+  if (typeof concurrent === 'number' && concurrent > 1 && checkpoints !== 'per-page') {
+    // 'per-event' promises that a crash delivers at most the event in flight again; with several
+    // in flight the checkpoint could only move past all of them together.
+    throw new EventValidationError(`concurrentStreams above 1 needs checkpoints: 'per-page'`);
+  }
   normalizeFilter(options.filter);
 }

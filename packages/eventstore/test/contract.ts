@@ -35,6 +35,8 @@ export interface ContractTarget {
   readonly detectsDuplicateIdsAcrossStreams?: boolean;
   /** False where filtered-out events cannot move the checkpoint (ESDB, see its adapter). */
   readonly checkpointsFilteredEvents?: boolean;
+  /** False where a subscription handles one event at a time whatever `concurrentStreams` says (ESDB). */
+  readonly handlesStreamsConcurrently?: boolean;
 }
 
 function expectBigints(recorded: RecordedEvent): void {
@@ -676,6 +678,146 @@ export function eventStoreContract(target: ContractTarget): void {
           }),
         ).toThrow(/readIntervalMs must be a whole number of milliseconds >= 0, not -1/);
         await recorder.subscription.stop();
+      });
+
+      it('with concurrentStreams, handles the streams of a page at once, each in order, and stores no checkpoint past an unfinished one', async () => {
+        if (target.handlesStreamsConcurrently === false) return;
+        const prefix = uniqueName('sub');
+        const slow = `${prefix}-slow`;
+        const fast = `${prefix}-fast`;
+        // Interleaved in the log, all there before the first read: one page.
+        await store.append(fast, events(1), { expectedVersion: 'no-stream' });
+        const slowFirst = await store.append(slow, events(1), { expectedVersion: 'no-stream' });
+        await store.append(fast, events(2), { expectedVersion: 0n });
+        await store.append(slow, events(1), { expectedVersion: 0n });
+        const all = await readAllWithPrefix(store, prefix, 5);
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let slowInFlight = 0;
+        let mostSlowAtOnce = 0;
+        const recorder = record(store, {
+          name: uniqueName('concurrent'),
+          filter: { streamPrefix: prefix },
+          checkpoints: 'per-page',
+          concurrentStreams: 4,
+          handler: async (recorded) => {
+            if (recorded.stream !== slow) return;
+            slowInFlight += 1;
+            mostSlowAtOnce = Math.max(mostSlowAtOnce, slowInFlight);
+            if (recorded.revision === 0n) await gate;
+            slowInFlight -= 1;
+          },
+        });
+        // The fast stream is done while the slow one's first event is still in its handler.
+        await eventually(
+          () => recorder.received.filter((e) => e.stream === fast).length,
+          (n) => n === 3,
+          { what: 'the fast stream' },
+        );
+        await sleep(100);
+        expect(recorder.received.filter((e) => e.stream === slow)).toEqual([]);
+        // The checkpoint has not passed the unfinished event (the fast stream's first event,
+        // before it in the log, is not stored either: the page is not done).
+        expect(recorder.subscription.position() ?? 0n).toBeLessThan(slowFirst.position);
+        release();
+        await eventually(
+          () => recorder.received.length,
+          (n) => n === 5,
+          { what: 'every event' },
+        );
+        await eventually(
+          () => recorder.subscription.position() ?? 0n,
+          (position) => position >= all.at(-1)!.position,
+          { what: 'the checkpoint after the page' },
+        );
+        // Each stream's events one after another, in their order.
+        expect(mostSlowAtOnce).toBe(1);
+        for (const stream of [slow, fast]) {
+          const revisions = recorder.received.filter((e) => e.stream === stream);
+          expect(revisions.map((e) => e.revision)).toEqual(
+            revisions.map((_, index) => BigInt(index)),
+          );
+        }
+        await recorder.subscription.stop();
+      });
+
+      it('with concurrentStreams, a stream whose handler fails is retried, never skipped; stopped, a restart delivers it and what followed it again', async () => {
+        if (target.handlesStreamsConcurrently === false) return;
+        const prefix = uniqueName('sub');
+        const failing = `${prefix}-failing`;
+        const healthy = `${prefix}-healthy`;
+        const first = await store.append(healthy, events(1), { expectedVersion: 'no-stream' });
+        await store.append(failing, events(1), { expectedVersion: 'no-stream' });
+        await store.append(healthy, events(1), { expectedVersion: 0n });
+        await readAllWithPrefix(store, prefix, 3);
+        const name = uniqueName('concurrent-failing');
+        let attempts = 0;
+        const before = record(store, {
+          name,
+          filter: { streamPrefix: prefix },
+          checkpoints: 'per-page',
+          concurrentStreams: 2,
+          handler: (recorded) => {
+            if (recorded.stream !== failing) return Promise.resolve();
+            attempts += 1;
+            return Promise.reject(new Error('the failing stream fails'));
+          },
+        });
+        await eventually(
+          () => attempts,
+          (n) => n >= 2,
+          { what: 'a retry of the failing event' },
+        );
+        await eventually(
+          () => before.received.length,
+          (n) => n === 2,
+          { what: 'the healthy stream' },
+        );
+        await before.subscription.stop();
+        expect(before.received.map((e) => e.stream)).toEqual([healthy, healthy]);
+        expect(before.errors.length).toBeGreaterThanOrEqual(2);
+        // Stopped: the handled prefix of the page is stored, nothing past the failing event.
+        expect(before.subscription.position()).toBe(first.position);
+        const after = record(store, {
+          name,
+          filter: { streamPrefix: prefix },
+          checkpoints: 'per-page',
+          concurrentStreams: 2,
+        });
+        await eventually(
+          () => after.received.length,
+          (n) => n === 2,
+          { what: 'the redelivery' },
+        );
+        await sleep(100);
+        expect(after.received.map((e) => [e.stream, e.revision])).toEqual(
+          expect.arrayContaining([
+            [failing, 0n],
+            [healthy, 1n],
+          ]),
+        );
+        expect(after.received).toHaveLength(2);
+        await after.subscription.stop();
+      });
+
+      it('refuses concurrentStreams without per-page checkpoints, or below 1', () => {
+        expect(() =>
+          store.subscribe({
+            name: uniqueName('bad'),
+            concurrentStreams: 2,
+            handler: () => Promise.resolve(),
+          }),
+        ).toThrow(/concurrentStreams above 1 needs checkpoints: 'per-page'/);
+        expect(() =>
+          store.subscribe({
+            name: uniqueName('bad'),
+            checkpoints: 'per-page',
+            concurrentStreams: 0,
+            handler: () => Promise.resolve(),
+          }),
+        ).toThrow(/concurrentStreams must be a whole number >= 1, not 0/);
       });
 
       it('refuses a checkpoint mode it does not know, naming it', () => {

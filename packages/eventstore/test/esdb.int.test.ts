@@ -19,6 +19,7 @@ if (server.available) {
       }),
     detectsDuplicateIdsAcrossStreams: false,
     checkpointsFilteredEvents: false,
+    handlesStreamsConcurrently: false,
   });
 } else {
   console.warn(`[eventstore] esdb contract suite skipped: ${server.reason}`);
