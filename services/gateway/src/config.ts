@@ -1,5 +1,6 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
+import { settlementEnvironmentShape } from '@croupier/settlement';
 import { walletEnvironmentShape } from '@croupier/wallet';
 import { z } from 'zod';
 
@@ -44,6 +45,7 @@ const gatewayShape = {
    */
   CHECKPOINT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   ...walletEnvironmentShape,
+  ...settlementEnvironmentShape,
 };
 
 export type GatewayConfig = ReturnType<typeof parseGateway>;

@@ -156,9 +156,10 @@ export class System {
     const report = (name: string) => (error: unknown) => {
       this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
+    const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
     this.subscriptions.push(
-      startSettlementReactor(this.commands, report('settlement')),
-      startOutbox(this.store, this.bus, report('settlement-outbox')),
+      startSettlementReactor(this.commands, report('settlement'), settling),
+      startOutbox(this.store, this.bus, report('settlement-outbox'), settling),
       startCommissionCollector(
         this.store,
         this.readModels,

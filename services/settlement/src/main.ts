@@ -9,6 +9,7 @@ import {
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
+import { settlementEnvironmentShape } from './application/environment.js';
 import { OUTBOX_SUBSCRIPTION, startOutbox } from './application/outbox.js';
 import { startSettlementReactor } from './application/settlement-reactor.js';
 import { settlementRoutes } from './http/routes.js';
@@ -23,6 +24,7 @@ await runProcess('settlement', async (logger) => {
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8083),
       REDIS_URL: z.url('is required: the outbox publishes to BullMQ'),
+      ...settlementEnvironmentShape,
     },
     process.env,
   );
@@ -33,9 +35,10 @@ await runProcess('settlement', async (logger) => {
   const report = (name: string) => (error: unknown) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');
   };
+  const settling = { concurrentRounds: config.SETTLEMENT_CONCURRENCY };
   const subscriptions = [
-    startSettlementReactor(commands, report('settlement')),
-    startOutbox(store, bus, report('settlement-outbox')),
+    startSettlementReactor(commands, report('settlement'), settling),
+    startOutbox(store, bus, report('settlement-outbox'), settling),
   ];
   const registry = new Registry();
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions, {

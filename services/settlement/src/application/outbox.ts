@@ -7,6 +7,7 @@ import {
 } from '@croupier/contracts';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
 import type { SettlementBus } from '@croupier/messaging';
+import { DEFAULT_CONCURRENT_ROUNDS, type SettlementReactorOptions } from './settlement-reactor.js';
 
 export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded', 'RoundResettled'] as const;
 
@@ -130,6 +131,7 @@ export function startOutbox(
   store: EventStore,
   bus: SettlementBus,
   onError: (error: unknown) => void,
+  { concurrentRounds = DEFAULT_CONCURRENT_ROUNDS }: SettlementReactorOptions = {},
 ): Subscription {
   return store.subscribe({
     name: OUTBOX_SUBSCRIPTION.name,
@@ -138,6 +140,10 @@ export function startOutbox(
     // A page re-sent after a crash carries the same message ids, which the bus and every wallet
     // system take once (docs/settlement-messages.md): one checkpoint per page (ADR 0022).
     checkpoints: 'per-page',
+    // One task per round stream: messages carry no order across rounds (docs/settlement-messages.md,
+    // "No order across messages"), and a round's records are still published in their order. With
+    // the in-process bus a publish waits for the wallet's credits, which then share group commits.
+    concurrentStreams: concurrentRounds,
     onError,
     handler: async (event) => {
       const messages = settlementMessagesOf(event);

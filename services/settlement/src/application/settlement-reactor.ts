@@ -94,6 +94,17 @@ export const SETTLEMENT_TRIGGERS = [
   'RoundResultCorrected',
 ] as const;
 
+/** How the settlement reactor and the outbox run, set where the process is composed. */
+export interface SettlementReactorOptions {
+  /**
+   * Round streams of a page handled at once (`SETTLEMENT_CONCURRENCY`, default 8). Each round's
+   * events stay in order; the page's checkpoint moves when every round of it is done.
+   */
+  readonly concurrentRounds?: number;
+}
+
+export const DEFAULT_CONCURRENT_ROUNDS = 8;
+
 /**
  * Settles completed rounds, refunds voided rounds and cleared bets: one checkpointed
  * subscription, one active instance across processes. Records are appended with the round's
@@ -102,6 +113,7 @@ export const SETTLEMENT_TRIGGERS = [
 export function startSettlementReactor(
   commands: CommandHandler,
   onError: (error: unknown) => void,
+  { concurrentRounds = DEFAULT_CONCURRENT_ROUNDS }: SettlementReactorOptions = {},
 ): Subscription {
   return commands.store.subscribe({
     name: 'settlement',
@@ -110,6 +122,11 @@ export function startSettlementReactor(
     // Records carry ids derived from the round and are appended with its expected version: a
     // page delivered again records nothing twice, so one checkpoint per page (ADR 0022).
     checkpoints: 'per-page',
+    // One task per round stream (ADR 0022): a round's settlement reads and appends only its own
+    // stream, with that stream's expected version and ids derived from the round, so rounds
+    // settled at once cannot touch each other, and their appends share a group commit. Each
+    // round's events (a completion, then a correction or a void) are still handled in order.
+    concurrentStreams: concurrentRounds,
     onError,
     handler: (event) => settle(commands, event),
   });
