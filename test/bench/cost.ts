@@ -236,10 +236,13 @@ export class RoundCost {
     const reads: Record<string, number> = {};
     // `log read: <prefix> <types>`: the reads of the log by position, by the reader's filter.
     const logReads: Record<string, number> = {};
+    // `group commit: appends|events`: what the `append_groups` calls held (not statements).
+    const grouped: Record<string, number> = {};
     for (const [kind, count] of Object.entries(after.driverStatements)) {
       const delta = count - (before.driverStatements[kind] ?? 0);
       if (delta <= 0) continue;
-      if (kind.startsWith('stream read: ')) reads[kind.slice('stream read: '.length)] = delta;
+      if (kind.startsWith('group commit: ')) grouped[kind.slice('group commit: '.length)] = delta;
+      else if (kind.startsWith('stream read: ')) reads[kind.slice('stream read: '.length)] = delta;
       else if (kind.startsWith('log read: ')) logReads[kind.slice('log read: '.length)] = delta;
       else statements[kind] = delta;
     }
@@ -254,7 +257,11 @@ export class RoundCost {
     const postgresCpu = groupCpuBetween(before.postgresCpu, after.postgresCpu);
     totalCpu += postgresCpu;
     cpuMs['postgres'] = per(postgresCpu * 1000);
-    const appends = statements['call append_events'] ?? 0;
+    // An append is either a call of `append_events` (version 1, or a writer that bypasses the
+    // adapter) or one item of an `append_groups` call (group commit, ADR 0021): both count, and
+    // the groups, each one transaction, are reported beside them.
+    const groups = statements['call append_groups'] ?? 0;
+    const appends = (statements['call append_events'] ?? 0) + (grouped['appends'] ?? 0);
     const streamReads = statements['read events by stream'] ?? 0;
     return {
       pgTransactionsPerRound: per(after.pgTransactions - before.pgTransactions),
@@ -264,6 +271,9 @@ export class RoundCost {
           ? null
           : per(after.pgStatStatements - before.pgStatStatements),
       storeAppendsPerRound: per(appends),
+      storeAppendGroupsPerRound: per(groups),
+      appendsPerGroup:
+        groups === 0 ? null : Number(((grouped['appends'] ?? 0) / groups).toFixed(2)),
       storeStreamReadsPerRound: per(streamReads),
       httpRequestsPerRound: per(httpRequests),
       cpuMsPerRound: per(totalCpu * 1000),

@@ -37,6 +37,7 @@ const percentile = (values: number[], p: number) => {
 const emit = (record: Record<string, unknown>) =>
   process.stdout.write(`${JSON.stringify({ at: new Date().toISOString(), ...record })}\n`);
 
+const loadAtStart = Number((loadavg()[0] ?? 0).toFixed(2));
 const database = await ownDatabase('bench');
 const schema = 'croupier';
 let gatewayProcess: ServiceProcess | null = null;
@@ -163,13 +164,17 @@ const events = (await allEvents(store)).filter(
 await store.close();
 const costAfter = await cost.sample({ stop: () => gatewayProcess.stop() });
 const completedAt = new Map<string, number>();
+const settledAt = new Map<string, number>();
 const lastCreditAt = new Map<string, number>();
 let settledRounds = 0;
 for (const event of events) {
   const data = event.data as { roundId?: string };
   if (event.type === 'RoundCompleted' && data.roundId)
     completedAt.set(data.roundId, event.recordedAt.getTime());
-  if (event.type === 'RoundSettled') settledRounds++;
+  if (event.type === 'RoundSettled') {
+    settledRounds++;
+    if (data.roundId) settledAt.set(data.roundId, event.recordedAt.getTime());
+  }
   if (event.type === 'PayoutCredited' && data.roundId)
     lastCreditAt.set(
       data.roundId,
@@ -179,6 +184,14 @@ for (const event of events) {
 const lags = [...lastCreditAt]
   .filter(([roundId]) => completedAt.has(roundId))
   .map(([roundId, at]) => at - completedAt.get(roundId)!);
+// The lag by stage: the settlement reactor (RoundCompleted to RoundSettled), then the outbox, the
+// bus and the wallet (RoundSettled to the round's last PayoutCredited).
+const toSettled = [...settledAt]
+  .filter(([roundId]) => completedAt.has(roundId))
+  .map(([roundId, at]) => at - completedAt.get(roundId)!);
+const toCredited = [...lastCreditAt]
+  .filter(([roundId]) => settledAt.has(roundId))
+  .map(([roundId, at]) => at - settledAt.get(roundId)!);
 emit({
   bench: 'e2e',
   store: 'postgres',
@@ -193,6 +206,10 @@ emit({
   betsPerSecond: Number((betLatencies.length / elapsed).toFixed(1)),
   betLatencyMs: { p50: percentile(betLatencies, 50), p99: percentile(betLatencies, 99) },
   settlementLagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) },
+  settlementLagByStageMs: {
+    completedToSettled: { p50: percentile(toSettled, 50), p99: percentile(toSettled, 99) },
+    settledToLastCredit: { p50: percentile(toCredited, 50), p99: percentile(toCredited, 99) },
+  },
   events: events.length,
   eventsPerSecond: Number((events.length / elapsed).toFixed(1)),
   eventsPerRound: settledRounds === 0 ? null : Number((events.length / settledRounds).toFixed(1)),
@@ -201,6 +218,7 @@ emit({
   cpu: cpus()[0]?.model,
   cores: cpus().length,
   loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
+  loadAverageAtStart1m: loadAtStart,
 });
 cost.cleanup();
 await database.drop();

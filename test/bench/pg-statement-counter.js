@@ -31,6 +31,15 @@ if (directory) {
         const key = `log read: ${prefix} ${types}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
       }
+      if (kind === 'call append_groups') {
+        // A group commit: one statement, one transaction, holding every append that arrived
+        // together (its streams, $1) and their events (their ids, $6). A group sent again (after
+        // a statement error) counts again: it is sent again.
+        const values = Array.isArray(rest[0]) ? rest[0] : config?.values;
+        const add = (key, n) => counts.set(key, (counts.get(key) ?? 0) + n);
+        if (Array.isArray(values?.[0])) add('group commit: appends', values[0].length);
+        if (Array.isArray(values?.[5])) add('group commit: events', values[5].length);
+      }
       if (kind === 'read events by stream') {
         // Which kind of stream (the name up to its first '-': round, wallet, table, shoe…) and
         // whether the read found anything: where each read of a round comes from.
