@@ -236,6 +236,8 @@ export class RoundCost {
     const reads: Record<string, number> = {};
     // `log read: <prefix> <types>`: the reads of the log by position, by the reader's filter.
     const logReads: Record<string, number> = {};
+    // `log read empty: <prefix> <types>`: those of them that found nothing.
+    const emptyLogReads: Record<string, number> = {};
     // `group commit: appends|events`: what the `append_groups` calls held (not statements).
     const grouped: Record<string, number> = {};
     for (const [kind, count] of Object.entries(after.driverStatements)) {
@@ -244,6 +246,8 @@ export class RoundCost {
       if (kind.startsWith('group commit: ')) grouped[kind.slice('group commit: '.length)] = delta;
       else if (kind.startsWith('stream read: ')) reads[kind.slice('stream read: '.length)] = delta;
       else if (kind.startsWith('log read: ')) logReads[kind.slice('log read: '.length)] = delta;
+      else if (kind.startsWith('log read empty: '))
+        emptyLogReads[kind.slice('log read empty: '.length)] = delta;
       else statements[kind] = delta;
     }
     const statementTotal = Object.values(statements).reduce((sum, n) => sum + n, 0);
@@ -290,6 +294,11 @@ export class RoundCost {
       ),
       logReadsPerRoundByFilter: Object.fromEntries(
         Object.entries(logReads)
+          .sort(([, a], [, b]) => b - a)
+          .map(([kind, count]) => [kind, per(count, 2)]),
+      ),
+      emptyLogReadsPerRoundByFilter: Object.fromEntries(
+        Object.entries(emptyLogReads)
           .sort(([, a], [, b]) => b - a)
           .map(([kind, count]) => [kind, per(count, 2)]),
       ),

@@ -166,6 +166,13 @@ const costAfter = await cost.sample({ stop: () => gatewayProcess.stop() });
 const completedAt = new Map<string, number>();
 const settledAt = new Map<string, number>();
 const lastCreditAt = new Map<string, number>();
+// When each record was decided (its metadata's occurredAt, taken as the command decides, after
+// its reads), beside when the store recorded it (the start of its transaction): the gap is the
+// append's wait behind the group commit.
+const settledDecidedAt = new Map<string, number>();
+const lastCreditDecidedAt = new Map<string, number>();
+const decidedAt = (metadata: unknown) =>
+  Date.parse(String((metadata as { occurredAt?: unknown }).occurredAt));
 let settledRounds = 0;
 for (const event of events) {
   const data = event.data as { roundId?: string };
@@ -173,13 +180,19 @@ for (const event of events) {
     completedAt.set(data.roundId, event.recordedAt.getTime());
   if (event.type === 'RoundSettled') {
     settledRounds++;
-    if (data.roundId) settledAt.set(data.roundId, event.recordedAt.getTime());
+    if (data.roundId) {
+      settledAt.set(data.roundId, event.recordedAt.getTime());
+      settledDecidedAt.set(data.roundId, decidedAt(event.metadata));
+    }
   }
-  if (event.type === 'PayoutCredited' && data.roundId)
+  if (event.type === 'PayoutCredited' && data.roundId) {
+    if (event.recordedAt.getTime() >= (lastCreditAt.get(data.roundId) ?? 0))
+      lastCreditDecidedAt.set(data.roundId, decidedAt(event.metadata));
     lastCreditAt.set(
       data.roundId,
       Math.max(lastCreditAt.get(data.roundId) ?? 0, event.recordedAt.getTime()),
     );
+  }
 }
 const lags = [...lastCreditAt]
   .filter(([roundId]) => completedAt.has(roundId))
@@ -192,6 +205,13 @@ const toSettled = [...settledAt]
 const toCredited = [...lastCreditAt]
   .filter(([roundId]) => settledAt.has(roundId))
   .map(([roundId, at]) => at - settledAt.get(roundId)!);
+/** For every round with both, `to - from` in ms. */
+const gaps = (from: Map<string, number>, to: Map<string, number>) =>
+  [...to]
+    .filter(([roundId]) => from.has(roundId))
+    .map(([roundId, at]) => at - from.get(roundId)!)
+    .filter(Number.isFinite);
+const stage = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
 emit({
   bench: 'e2e',
   store: 'postgres',
@@ -207,8 +227,14 @@ emit({
   betLatencyMs: { p50: percentile(betLatencies, 50), p99: percentile(betLatencies, 99) },
   settlementLagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) },
   settlementLagByStageMs: {
-    completedToSettled: { p50: percentile(toSettled, 50), p99: percentile(toSettled, 99) },
-    settledToLastCredit: { p50: percentile(toCredited, 50), p99: percentile(toCredited, 99) },
+    completedToSettled: stage(toSettled),
+    // of which: until the reactor decided (woken, its page read, the round read), then the append
+    completedToSettlementDecided: stage(gaps(completedAt, settledDecidedAt)),
+    settlementDecidedToRecorded: stage(gaps(settledDecidedAt, settledAt)),
+    settledToLastCredit: stage(toCredited),
+    // of which: until the wallet decided the last credit (outbox woken, bus), then its append
+    settledToLastCreditDecided: stage(gaps(settledAt, lastCreditDecidedAt)),
+    lastCreditDecidedToRecorded: stage(gaps(lastCreditDecidedAt, lastCreditAt)),
   },
   events: events.length,
   eventsPerSecond: Number((events.length / elapsed).toFixed(1)),

@@ -23,13 +23,24 @@ if (directory) {
     if (typeof text === 'string') {
       const kind = kindOf(text);
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
+      // What to count once the answer is in, from its rows.
+      let onRows = null;
       if (kind === 'read events by position') {
-        // Which reader: its filter (stream prefix, event types), `*` where it has none.
+        // Which reader: its filter (stream prefix, event types), `*` where it has none; and
+        // whether the read found anything (a reader woken for nothing, or before the rows it was
+        // woken for are visible, reads an empty page).
         const values = Array.isArray(rest[0]) ? rest[0] : config?.values;
         const prefix = typeof values?.[2] === 'string' ? values[2] : '*';
         const types = Array.isArray(values?.[3]) ? values[3].join(',') : '*';
         const key = `log read: ${prefix} ${types}`;
         counts.set(key, (counts.get(key) ?? 0) + 1);
+        // A subscription's page is one row with no event when nothing matched (it carries the
+        // head): empty means no row with an event.
+        onRows = (result) => {
+          if ((result?.rows ?? []).some((row) => row.event_id != null)) return;
+          const empty = `log read empty: ${prefix} ${types}`;
+          counts.set(empty, (counts.get(empty) ?? 0) + 1);
+        };
       }
       if (kind === 'call append_groups') {
         // A group commit: one statement, one transaction, holding every append that arrived
@@ -47,20 +58,24 @@ if (directory) {
         const stream = typeof values?.[0] === 'string' ? values[0] : '?';
         const category = stream.split('-')[0];
         const from = values?.[1] === null || values?.[1] === undefined ? 'whole' : 'after';
-        const counted = (rows) => {
+        onRows = (result) => {
+          const rows = result?.rowCount ?? 0;
           const key = `stream read: ${category}- ${from} ${rows > 0 ? 'rows' : 'empty'}`;
           counts.set(key, (counts.get(key) ?? 0) + 1);
         };
+      }
+      if (onRows !== null) {
+        const counted = onRows;
         const last = rest.at(-1);
         if (typeof last === 'function') {
           rest[rest.length - 1] = (error, result) => {
-            if (!error) counted(result?.rowCount ?? 0);
+            if (!error) counted(result);
             return last(error, result);
           };
         } else {
           const pending = original.call(this, config, ...rest);
           if (pending && typeof pending.then === 'function')
-            pending.then((result) => counted(result?.rowCount ?? 0)).catch(() => undefined);
+            pending.then((result) => counted(result)).catch(() => undefined);
           return pending;
         }
       }
