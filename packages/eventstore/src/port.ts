@@ -92,8 +92,9 @@ export interface SubscribeOptions {
   readonly from?: SubscriptionStart;
   readonly filter?: EventFilter;
   /**
-   * Called once per event, one at a time, in global order; at least once (an event whose
-   * checkpoint was not stored before a crash is delivered again). A throw retries the same event
+   * Called once per event, one at a time, in global order (with `concurrentStreams`, in order
+   * within each stream); at least once (an event whose checkpoint was not stored before a crash
+   * is delivered again). A throw retries the same event
    * after a backoff; it is never skipped.
    */
   readonly handler: (event: RecordedEvent) => Promise<void>;
