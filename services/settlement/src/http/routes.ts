@@ -26,7 +26,8 @@ export const settlementPageSchema = z.object({
 export type SettlementPage = z.infer<typeof settlementPageSchema>;
 
 /**
- * Settlement messages in global order after `from`, as the outbox publishes them: at most
+ * The messages the outbox publishes, in global order after `from` (the outbox itself publishes a
+ * page's rounds at once, each round's records in order): at most
  * `limit` messages, never splitting a record's messages across pages (a record with more
  * messages than `limit` comes whole, alone).
  */
