@@ -73,6 +73,10 @@ export function projectionRunnerSuite(
       await live.start();
       expect(await tally('s-0')).toEqual({ revisions: ['0', '1', '2'], total: 0 + 3 + 6 });
       expect(await tally('s-2')).toEqual({ revisions: ['0', '1'], total: 2 + 5 });
+      // Several documents in one read: those that exist, by key.
+      const many = await storage.getMany('tally', ['s-1', 's-2', 'none']);
+      expect([...many.keys()].sort()).toEqual(['s-1', 's-2']);
+      expect(many.get('s-1')).toEqual({ revisions: ['0', '1'], total: 1 + 4 });
     });
 
     it('reads its own writes: sync() waits for what this process appended', async () => {

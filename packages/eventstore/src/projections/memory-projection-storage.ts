@@ -130,6 +130,17 @@ export class MemoryProjectionStorage implements ProjectionStorage {
     return found === undefined ? undefined : stored(found.doc);
   }
 
+  async getMany(model: string, keys: readonly string[]): Promise<Map<string, Document>> {
+    await Promise.resolve();
+    const docs = this.#active(model)?.docs;
+    const found = new Map<string, Document>();
+    for (const key of keys) {
+      const doc = docs?.get(key);
+      if (doc !== undefined) found.set(key, stored(doc.doc));
+    }
+    return found;
+  }
+
   async list(model: string, options: ListOptions = {}): Promise<StoredDocument[]> {
     await Promise.resolve();
     const docs = [...(this.#active(model)?.docs.values() ?? [])].filter(

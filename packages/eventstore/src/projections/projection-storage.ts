@@ -98,6 +98,8 @@ export interface ProjectionStorage {
   commit(commits: readonly ModelCommit[]): Promise<void>;
   /** A document of the model's active generation; undefined when there is none. */
   get(model: string, key: string): Promise<Document>;
+  /** Documents of the model's active generation by key, in one query; absent keys are absent. */
+  getMany(model: string, keys: readonly string[]): Promise<Map<string, Document>>;
   /** Documents of the model's active generation, by partition, in `sort` order. */
   list(model: string, options?: ListOptions): Promise<StoredDocument[]>;
   /** A new, empty generation of the model (not active), for a rebuild. */

@@ -127,6 +127,9 @@ function statements(schema: string) {
     /** $1 model, $2 key */
     get: `SELECT d.doc FROM ${s}.projection_documents d ${active}
       WHERE d.model = $1::text AND d.key = $2::text`,
+    /** $1 model, $2 keys */
+    getMany: `SELECT d.key, d.doc FROM ${s}.projection_documents d ${active}
+      WHERE d.model = $1::text AND d.key = ANY($2::text[])`,
     /** $1 model, $2 any partition, $3 partition, $4 limit, $5 greatest sort */
     listAsc: list('ASC'),
     listDesc: list('DESC'),
@@ -334,6 +337,15 @@ export class SqlProjectionStorage implements ProjectionStorage {
   async get(model: string, key: string): Promise<Document> {
     const { rows } = await this.#driver.query<{ doc: Document }>(this.#sql.get, [model, key]);
     return rows[0]?.doc;
+  }
+
+  async getMany(model: string, keys: readonly string[]): Promise<Map<string, Document>> {
+    if (keys.length === 0) return new Map();
+    const { rows } = await this.#driver.query<{ key: string; doc: Document }>(this.#sql.getMany, [
+      model,
+      [...keys],
+    ]);
+    return new Map(rows.map((row) => [row.key, row.doc]));
   }
 
   async list(model: string, options: ListOptions = {}): Promise<StoredDocument[]> {
