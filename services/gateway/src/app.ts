@@ -84,7 +84,7 @@ export async function buildApp(
         querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(100).default(10) }),
       },
     },
-    (request) => {
+    async (request) => {
       requireSelfOrStaff(principalOf(request), request.params.playerId);
       return system.history.history(request.params.playerId, request.query.limit);
     },

@@ -200,7 +200,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
       },
     },
     async (request, reply) => {
-      const records = system.history.history(request.params.playerId, request.query.limit);
+      const records = await system.history.history(request.params.playerId, request.query.limit);
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header(
@@ -266,7 +266,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Empties every read model (tables and roads, game histories, pending debits, commission owed) and replays the whole log into them',
+          'Rebuilds every read model (tables and roads, game histories, pending debits, commission owed) from the whole log into a new generation while the live one serves reads, then swaps it in',
         response: {
           200: z.object({
             projections: z.array(z.string()),
@@ -279,14 +279,19 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
     async () => {
       const started = performance.now();
-      await system.hub.rebuild();
-      for (const name of system.readModels.status().map((status) => status.name))
-        await system.readModels.rebuild(name);
+      const names = [system.board, system.history, system.pending, system.commissionLedger].map(
+        (projection) => projection.name,
+      );
+      let position: bigint | null = null;
+      for (const name of names) {
+        const rebuilt = await system.readModels.rebuild(name);
+        // The position every rebuilt model has reached: the least of theirs.
+        if (position === null || rebuilt.position < position) position = rebuilt.position;
+      }
       return {
-        projections: [system.board, system.history, system.pending, system.commissionLedger].map(
-          (projection) => projection.name,
-        ),
-        position: system.hub.position?.toString() ?? null,
+        projections: names,
+        // 0: the log is empty, no event applied.
+        position: position === null || position === 0n ? null : position.toString(),
         durationMs: Math.round(performance.now() - started),
         tables: (await system.board.list()).length,
       };

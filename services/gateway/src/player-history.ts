@@ -1,12 +1,12 @@
-import type { Projection } from '@croupier/application';
+import type { DocumentSet, DurableProjection } from '@croupier/application';
 import {
   roundEventSchema,
   walletEventSchema,
   type RoundEvent,
   type WalletEvent,
 } from '@croupier/contracts';
-import type { RecordedEvent } from '@croupier/eventstore';
-import { WalletBalanceFold } from './wallet-balance-fold.js';
+import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
+import { walletBalanceStep, type WalletBalanceDocument } from './wallet-balance-fold.js';
 
 export type HistoryStatus = 'in-progress' | 'interrupted' | 'complete' | 'voided';
 export type BetOutcome = 'win' | 'lose' | 'push' | 'refunded';
@@ -109,7 +109,7 @@ export interface HistoryRecord {
 }
 
 /** What every player's record of a round shares: where it was played and how it went. */
-interface GameCycle {
+interface RoundDocument {
   readonly roundId: string;
   readonly tableId: string;
   readonly shoeId: string;
@@ -119,13 +119,10 @@ interface GameCycle {
   firstResult: HistoryResult | null;
   result: HistoryResult | null;
   settled: boolean;
-  /** Settled or voided: the cycle leaves the index once no player's record holds it. */
-  finished: boolean;
   adjusted: boolean;
   readonly corrections: HistoryCorrection[];
-  readonly resettlements: Map<string, { kind: 'void' | 'correction'; reason: string }>;
-  /** Players with a record of this round still kept. */
-  readonly players: Set<string>;
+  /** Each resettlement of the round, by id: its kind and reason. */
+  readonly resettlements: Record<string, { kind: 'void' | 'correction'; reason: string }>;
 }
 
 interface BetEntry {
@@ -142,8 +139,11 @@ interface BetEntry {
 
 type AdjustmentEntry = { -readonly [K in keyof HistoryAdjustment]: HistoryAdjustment[K] };
 
-interface PlayerRecord {
-  readonly cycle: GameCycle;
+/** One player's record of one round: what their wallet did in it. */
+interface RecordDocument {
+  readonly roundId: string;
+  /** The player's n-th record: the order the history lists them in. */
+  readonly sequence: number;
   readonly startedAt: string;
   finishedAt: string | null;
   stakes: number;
@@ -155,12 +155,20 @@ interface PlayerRecord {
   settledBalanceAfter: number;
   balanceAfter: number;
   readonly bets: BetEntry[];
-  /** Stakes debited and not yet paid or refunded. */
-  readonly open: Set<string>;
+  /** Stakes debited and not yet paid or refunded, by bet id. */
+  open: string[];
   readonly adjustments: AdjustmentEntry[];
 }
 
-const KEEP = 100;
+/** A player's own document: their wallet's balance as the wallet adds it up, and their records. */
+interface PlayerDocument {
+  readonly wallet: WalletBalanceDocument;
+  /** Records opened so far: the next one's sequence. */
+  readonly records: number;
+}
+
+type HistoryDocument = RoundDocument | RecordDocument | PlayerDocument;
+
 const ROUND_EVENTS = new Set<string>([
   'RoundOpened',
   'BetPlaced',
@@ -173,6 +181,20 @@ const ROUND_EVENTS = new Set<string>([
   'RoundResettled',
   'RoundVoided',
 ]);
+/** Wallet events that open or change a player's record of a round. */
+const RECORD_EVENTS = new Set<string>([
+  'StakeDebited',
+  'PayoutCredited',
+  'StakeRefunded',
+  'PayoutAdjusted',
+]);
+
+const roundKey = (roundId: string) => `round/${roundId}`;
+const playerKey = (playerId: string) => `player/${playerId}`;
+const recordKey = (playerId: string, roundId: string) => `record/${playerId}/${roundId}`;
+/** The partition a player's records are listed from, newest first by sequence. */
+const recordsOf = (playerId: string) => `records/${playerId}`;
+
 const occurredAt = (event: RecordedEvent) =>
   (event.metadata as { occurredAt?: string }).occurredAt ?? event.recordedAt.toISOString();
 
@@ -190,271 +212,330 @@ const copyResult = (result: HistoryResult | null): HistoryResult | null =>
   result === null ? null : resultOf(result);
 
 /**
- * Players' game history: their last rounds with cards, result, stakes, payouts and the balance
- * before and after each, joined from round and wallet events, disputes included: a card
- * correction, a corrected result, a void after settlement and the resettlement they cause.
+ * Players' game history: their rounds with cards, result, stakes, payouts and the balance before
+ * and after each, joined from round and wallet events, disputes included: a card correction, a
+ * corrected result, a void after settlement and the resettlement they cause. A durable read
+ * model (docs/adr/0023) of three kinds of document, none of which grows with a player's history:
+ *
+ * - `round/R`: the round as every player shares it (place, status, cards, corrections,
+ *   resettlements);
+ * - `player/P`: the player's wallet balance (the wallet's own fold) and how many records they have;
+ * - `record/P/R`: the player's record of round R, listed by partition `records/P` and sorted by
+ *   its sequence, so a read of the last n rounds is one indexed query plus one for their rounds.
  */
-export class PlayerHistory implements Projection {
+export class PlayerHistory implements DurableProjection<HistoryDocument> {
   readonly name = 'player-history';
-  private readonly wallets = new WalletBalanceFold();
-  private readonly records = new Map<string, PlayerRecord[]>();
-  /** Rounds by id, while they can still change a kept record or gain one. */
-  private readonly rounds = new Map<string, GameCycle>();
 
-  apply(event: RecordedEvent): void {
-    if (event.stream.startsWith('wallet-')) this.applyWallet(event);
-    else if (event.stream.startsWith('round-') && ROUND_EVENTS.has(event.type))
-      this.applyRound(event);
+  /** `storage`: where the documents are read from (the runner writes them). */
+  constructor(private readonly storage: ProjectionStorage) {}
+
+  keysOf(event: RecordedEvent): readonly string[] {
+    if (event.stream.startsWith('wallet-')) {
+      const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+      const { playerId } = parsed.data;
+      if (!RECORD_EVENTS.has(parsed.type)) return [playerKey(playerId)];
+      const { roundId } = parsed.data as { roundId: string };
+      const keys = [playerKey(playerId), recordKey(playerId, roundId)];
+      return parsed.type === 'PayoutAdjusted' ? [...keys, roundKey(roundId)] : keys;
+    }
+    if (!event.stream.startsWith('round-') || !ROUND_EVENTS.has(event.type)) return [];
+    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const roundId = parsed.data.roundId;
+    const players = (() => {
+      switch (parsed.type) {
+        case 'BetPlaced':
+          return [parsed.data.playerId];
+        case 'RoundSettled':
+          return parsed.data.lines.map((line) => line.playerId);
+        case 'RoundResettled':
+          return parsed.data.adjustments.map((line) => line.playerId);
+        default:
+          return [];
+      }
+    })();
+    return [roundKey(roundId), ...new Set(players.map((playerId) => recordKey(playerId, roundId)))];
   }
 
-  reset(): void {
-    this.wallets.reset();
-    this.records.clear();
-    this.rounds.clear();
+  apply(event: RecordedEvent, docs: DocumentSet<HistoryDocument>): void {
+    if (event.stream.startsWith('wallet-')) applyWallet(event, docs);
+    else if (event.stream.startsWith('round-') && ROUND_EVENTS.has(event.type))
+      applyRound(event, docs);
   }
 
   /** The player's latest rounds, newest first. */
-  history(playerId: string, limit = 10): HistoryRecord[] {
-    return [...(this.records.get(playerId) ?? [])]
-      .reverse()
-      .slice(0, limit)
-      .map((record) => viewOf(record));
+  async history(playerId: string, limit = 10): Promise<HistoryRecord[]> {
+    const records = await this.storage.list(this.name, {
+      partition: recordsOf(playerId),
+      order: 'desc',
+      limit,
+    });
+    const rounds = await this.storage.getMany(
+      this.name,
+      records.map((row) => roundKey((row.doc as RecordDocument).roundId)),
+    );
+    return records.map((row) => {
+      const record = row.doc as RecordDocument;
+      const round = rounds.get(roundKey(record.roundId)) as RoundDocument | undefined;
+      return viewOf(record, round ?? unknownRound(record.roundId));
+    });
   }
 
-  balanceOf(playerId: string): number {
-    return this.wallets.balanceOf(playerId);
-  }
-
-  private record(playerId: string, roundId: string): PlayerRecord | undefined {
-    return this.records.get(playerId)?.find((record) => record.cycle.roundId === roundId);
-  }
-
-  private applyWallet(event: RecordedEvent): void {
-    const parsed: WalletEvent = walletEventSchema.parse({ type: event.type, data: event.data });
-    const { before, after } = this.wallets.apply(parsed);
-    const at = occurredAt(event);
-    switch (parsed.type) {
-      case 'StakeDebited': {
-        const { playerId, roundId, betId, amount } = parsed.data;
-        const record = this.record(playerId, roundId) ?? this.open(playerId, roundId, at, before);
-        record.stakes += amount;
-        record.open.add(betId);
-        record.finishedAt = null;
-        record.settledBalanceAfter = after;
-        record.balanceAfter = after;
-        return;
-      }
-      case 'PayoutCredited':
-      case 'StakeRefunded': {
-        const { playerId, roundId, betId, amount } = parsed.data;
-        const record = this.record(playerId, roundId);
-        if (record === undefined) return;
-        const bet = record.bets.find((b) => b.betId === betId);
-        if (parsed.type === 'PayoutCredited') record.credited += amount;
-        else record.refunded += amount;
-        if (bet && !bet.resettled)
-          bet.result = parsed.type === 'PayoutCredited' ? parsed.data.result : 'refunded';
-        if (bet) bet.payout = (bet.payout ?? 0) + amount;
-        record.open.delete(betId);
-        if (record.open.size === 0) record.finishedAt = at;
-        record.settledBalanceAfter = after;
-        record.balanceAfter = after;
-        return;
-      }
-      case 'PayoutAdjusted': {
-        const { playerId, roundId, betId, resettlementId, delta, commissionDelta } = parsed.data;
-        const record = this.record(playerId, roundId);
-        if (record === undefined) return;
-        record.adjustedBy += delta;
-        const bet = record.bets.find((b) => b.betId === betId);
-        if (bet) bet.payout = (bet.payout ?? 0) + delta;
-        const adjustment = adjustmentOf(record, resettlementId, parsed.data.reason);
-        adjustment.at = at;
-        adjustment.delta += delta;
-        adjustment.commissionDelta += commissionDelta;
-        adjustment.balanceBefore ??= before;
-        adjustment.balanceAfter = after;
-        record.cycle.adjusted = true;
-        record.balanceAfter = after;
-        return;
-      }
-      default:
-        return;
-    }
-  }
-
-  /** A player's first stake in a round opens their record of it. */
-  private open(playerId: string, roundId: string, at: string, balance: number): PlayerRecord {
-    // A stake for a round whose opening this projection never saw: record what is known.
-    const cycle =
-      this.rounds.get(roundId) ??
-      newCycle({ roundId, tableId: '', shoeId: '', number: 0, paytableId: null });
-    cycle.players.add(playerId);
-    const record: PlayerRecord = {
-      cycle,
-      startedAt: at,
-      finishedAt: null,
-      stakes: 0,
-      credited: 0,
-      adjustedBy: 0,
-      refunded: 0,
-      balanceBefore: balance,
-      settledBalanceAfter: balance,
-      balanceAfter: balance,
-      bets: [],
-      open: new Set(),
-      adjustments: [],
-    };
-    const list = this.records.get(playerId) ?? [];
-    list.push(record);
-    if (list.length > KEEP) this.forget(playerId, list.shift()!);
-    this.records.set(playerId, list);
-    return record;
-  }
-
-  /** A record falls out of the player's last KEEP: its round leaves once nobody holds it. */
-  private forget(playerId: string, record: PlayerRecord): void {
-    const { cycle } = record;
-    cycle.players.delete(playerId);
-    if (cycle.players.size === 0 && cycle.finished && this.rounds.get(cycle.roundId) === cycle)
-      this.rounds.delete(cycle.roundId);
-  }
-
-  private finish(cycle: GameCycle): void {
-    cycle.finished = true;
-    if (cycle.players.size === 0) this.rounds.delete(cycle.roundId);
-  }
-
-  private applyRound(event: RecordedEvent): void {
-    const parsed: RoundEvent = roundEventSchema.parse({ type: event.type, data: event.data });
-    const roundId = parsed.data.roundId;
-    if (parsed.type === 'RoundOpened') {
-      this.rounds.set(
-        roundId,
-        newCycle({
-          roundId,
-          tableId: parsed.data.tableId,
-          shoeId: parsed.data.shoeId,
-          number: parsed.data.number,
-          paytableId: parsed.data.paytableId,
-        }),
-      );
-      return;
-    }
-    const cycle = this.rounds.get(roundId);
-    if (cycle === undefined) return;
-    switch (parsed.type) {
-      case 'BetPlaced': {
-        const record = this.record(parsed.data.playerId, roundId);
-        record?.bets.push({
-          betId: parsed.data.betId,
-          type: parsed.data.type,
-          amount: parsed.data.amount,
-          result: null,
-          payout: null,
-          commission: 0,
-          settled: null,
-          resettled: false,
-        });
-        return;
-      }
-      case 'CardCorrected':
-        cycle.corrections.push({
-          at: occurredAt(event),
-          shoePosition: parsed.data.shoePosition,
-          previous: parsed.data.previous,
-          card: parsed.data.card,
-          reason: parsed.data.reason,
-        });
-        return;
-      case 'RoundPaused':
-        if (cycle.status === 'in-progress') cycle.status = 'interrupted';
-        return;
-      case 'RoundResumed':
-        if (cycle.status === 'interrupted') cycle.status = 'in-progress';
-        return;
-      case 'RoundCompleted':
-        if (cycle.status !== 'voided') cycle.status = 'complete';
-        cycle.result = resultOf(parsed.data);
-        cycle.firstResult ??= resultOf(parsed.data);
-        return;
-      case 'RoundResultCorrected':
-        cycle.result = resultOf(parsed.data);
-        if (cycle.settled) cycle.adjusted = true;
-        return;
-      case 'RoundSettled':
-        cycle.settled = true;
-        for (const line of parsed.data.lines) {
-          const bet = this.record(line.playerId, roundId)?.bets.find((b) => b.betId === line.betId);
-          if (bet === undefined) continue;
-          bet.commission = line.commission;
-          bet.settled = { result: line.result, payout: line.payout, commission: line.commission };
-        }
-        this.finish(cycle);
-        return;
-      case 'RoundResettled':
-        cycle.adjusted = true;
-        cycle.resettlements.set(parsed.data.resettlementId, {
-          kind: parsed.data.kind,
-          reason: parsed.data.reason,
-        });
-        for (const line of parsed.data.adjustments) {
-          const record = this.record(line.playerId, roundId);
-          const bet = record?.bets.find((b) => b.betId === line.betId);
-          if (record === undefined || bet === undefined) continue;
-          const changed =
-            line.delta !== 0 ||
-            line.commission !== line.previousCommission ||
-            line.result !== bet.settled?.result;
-          if (!changed) continue;
-          bet.resettled = true;
-          bet.result = line.result === 'refund' ? 'refunded' : line.result;
-          bet.commission = line.commission;
-          if (line.delta !== 0 || line.commission !== line.previousCommission)
-            adjustmentOf(record, parsed.data.resettlementId, parsed.data.kind);
-        }
-        return;
-      case 'RoundVoided':
-        if (cycle.settled) cycle.adjusted = true;
-        cycle.status = 'voided';
-        this.finish(cycle);
-        return;
-      default:
-        return;
-    }
+  /** The player's wallet balance as the history has it (0 for a player it has not seen). */
+  async balanceOf(playerId: string): Promise<number> {
+    const player = (await this.storage.get(this.name, playerKey(playerId))) as
+      PlayerDocument | undefined;
+    return player?.wallet.balance ?? 0;
   }
 }
 
-function newCycle(place: {
-  roundId: string;
-  tableId: string;
-  shoeId: string;
-  number: number;
-  paytableId: string | null;
-}): GameCycle {
+type Docs = DocumentSet<HistoryDocument>;
+const getRound = (docs: Docs, roundId: string) =>
+  docs.get(roundKey(roundId)) as RoundDocument | undefined;
+const getRecord = (docs: Docs, playerId: string, roundId: string) =>
+  docs.get(recordKey(playerId, roundId)) as RecordDocument | undefined;
+const putRecord = (docs: Docs, playerId: string, record: RecordDocument) => {
+  docs.put(recordKey(playerId, record.roundId), record, {
+    partition: recordsOf(playerId),
+    sort: BigInt(record.sequence),
+  });
+};
+
+function applyWallet(event: RecordedEvent, docs: Docs): void {
+  const parsed: WalletEvent = walletEventSchema.parse({ type: event.type, data: event.data });
+  const { playerId } = parsed.data;
+  const player = docs.get(playerKey(playerId)) as PlayerDocument | undefined;
+  const { before, after, next } = walletBalanceStep(player?.wallet, parsed);
+  let records = player?.records ?? 0;
+  const at = occurredAt(event);
+  switch (parsed.type) {
+    case 'StakeDebited': {
+      const { roundId, betId, amount } = parsed.data;
+      let record = getRecord(docs, playerId, roundId);
+      if (record === undefined) {
+        // A player's first stake in a round opens their record of it.
+        record = {
+          roundId,
+          sequence: ++records,
+          startedAt: at,
+          finishedAt: null,
+          stakes: 0,
+          credited: 0,
+          adjustedBy: 0,
+          refunded: 0,
+          balanceBefore: before,
+          settledBalanceAfter: before,
+          balanceAfter: before,
+          bets: [],
+          open: [],
+          adjustments: [],
+        };
+      }
+      record.stakes += amount;
+      if (!record.open.includes(betId)) record.open.push(betId);
+      record.finishedAt = null;
+      record.settledBalanceAfter = after;
+      record.balanceAfter = after;
+      putRecord(docs, playerId, record);
+      break;
+    }
+    case 'PayoutCredited':
+    case 'StakeRefunded': {
+      const { roundId, betId, amount } = parsed.data;
+      const record = getRecord(docs, playerId, roundId);
+      if (record === undefined) break;
+      const bet = record.bets.find((b) => b.betId === betId);
+      if (parsed.type === 'PayoutCredited') record.credited += amount;
+      else record.refunded += amount;
+      if (bet && !bet.resettled)
+        bet.result = parsed.type === 'PayoutCredited' ? parsed.data.result : 'refunded';
+      if (bet) bet.payout = (bet.payout ?? 0) + amount;
+      record.open = record.open.filter((id) => id !== betId);
+      if (record.open.length === 0) record.finishedAt = at;
+      record.settledBalanceAfter = after;
+      record.balanceAfter = after;
+      putRecord(docs, playerId, record);
+      break;
+    }
+    case 'PayoutAdjusted': {
+      const { roundId, betId, resettlementId, delta, commissionDelta } = parsed.data;
+      const record = getRecord(docs, playerId, roundId);
+      if (record === undefined) break;
+      const round = getRound(docs, roundId);
+      record.adjustedBy += delta;
+      const bet = record.bets.find((b) => b.betId === betId);
+      if (bet) bet.payout = (bet.payout ?? 0) + delta;
+      const adjustment = adjustmentOf(record, round, resettlementId, parsed.data.reason);
+      adjustment.at = at;
+      adjustment.delta += delta;
+      adjustment.commissionDelta += commissionDelta;
+      adjustment.balanceBefore ??= before;
+      adjustment.balanceAfter = after;
+      record.balanceAfter = after;
+      putRecord(docs, playerId, record);
+      if (round !== undefined && !round.adjusted) {
+        round.adjusted = true;
+        docs.put(roundKey(roundId), round);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  docs.put(playerKey(playerId), { wallet: next, records });
+}
+
+function applyRound(event: RecordedEvent, docs: Docs): void {
+  const parsed: RoundEvent = roundEventSchema.parse({ type: event.type, data: event.data });
+  const roundId = parsed.data.roundId;
+  if (parsed.type === 'RoundOpened') {
+    const round: RoundDocument = {
+      roundId,
+      tableId: parsed.data.tableId,
+      shoeId: parsed.data.shoeId,
+      number: parsed.data.number,
+      paytableId: parsed.data.paytableId,
+      status: 'in-progress',
+      firstResult: null,
+      result: null,
+      settled: false,
+      adjusted: false,
+      corrections: [],
+      resettlements: {},
+    };
+    docs.put(roundKey(roundId), round);
+    return;
+  }
+  const round = getRound(docs, roundId);
+  if (round === undefined) return;
+  const saveRound = () => {
+    docs.put(roundKey(roundId), round);
+  };
+  switch (parsed.type) {
+    case 'BetPlaced': {
+      const record = getRecord(docs, parsed.data.playerId, roundId);
+      if (record === undefined) return;
+      record.bets.push({
+        betId: parsed.data.betId,
+        type: parsed.data.type,
+        amount: parsed.data.amount,
+        result: null,
+        payout: null,
+        commission: 0,
+        settled: null,
+        resettled: false,
+      });
+      putRecord(docs, parsed.data.playerId, record);
+      return;
+    }
+    case 'CardCorrected':
+      round.corrections.push({
+        at: occurredAt(event),
+        shoePosition: parsed.data.shoePosition,
+        previous: parsed.data.previous,
+        card: parsed.data.card,
+        reason: parsed.data.reason,
+      });
+      saveRound();
+      return;
+    case 'RoundPaused':
+      if (round.status === 'in-progress') round.status = 'interrupted';
+      saveRound();
+      return;
+    case 'RoundResumed':
+      if (round.status === 'interrupted') round.status = 'in-progress';
+      saveRound();
+      return;
+    case 'RoundCompleted':
+      if (round.status !== 'voided') round.status = 'complete';
+      round.result = resultOf(parsed.data);
+      round.firstResult ??= resultOf(parsed.data);
+      saveRound();
+      return;
+    case 'RoundResultCorrected':
+      round.result = resultOf(parsed.data);
+      if (round.settled) round.adjusted = true;
+      saveRound();
+      return;
+    case 'RoundSettled': {
+      round.settled = true;
+      saveRound();
+      const changed = new Map<string, RecordDocument>();
+      for (const line of parsed.data.lines) {
+        const record = changed.get(line.playerId) ?? getRecord(docs, line.playerId, roundId);
+        const bet = record?.bets.find((b) => b.betId === line.betId);
+        if (record === undefined || bet === undefined) continue;
+        bet.commission = line.commission;
+        bet.settled = { result: line.result, payout: line.payout, commission: line.commission };
+        changed.set(line.playerId, record);
+      }
+      for (const [playerId, record] of changed) putRecord(docs, playerId, record);
+      return;
+    }
+    case 'RoundResettled': {
+      round.adjusted = true;
+      round.resettlements[parsed.data.resettlementId] = {
+        kind: parsed.data.kind,
+        reason: parsed.data.reason,
+      };
+      saveRound();
+      const changed = new Map<string, RecordDocument>();
+      for (const line of parsed.data.adjustments) {
+        const record = changed.get(line.playerId) ?? getRecord(docs, line.playerId, roundId);
+        const bet = record?.bets.find((b) => b.betId === line.betId);
+        if (record === undefined || bet === undefined) continue;
+        const moved =
+          line.delta !== 0 ||
+          line.commission !== line.previousCommission ||
+          line.result !== bet.settled?.result;
+        if (!moved) continue;
+        bet.resettled = true;
+        bet.result = line.result === 'refund' ? 'refunded' : line.result;
+        bet.commission = line.commission;
+        if (line.delta !== 0 || line.commission !== line.previousCommission)
+          adjustmentOf(record, round, parsed.data.resettlementId, parsed.data.kind);
+        changed.set(line.playerId, record);
+      }
+      for (const [playerId, record] of changed) putRecord(docs, playerId, record);
+      return;
+    }
+    case 'RoundVoided':
+      if (round.settled) round.adjusted = true;
+      round.status = 'voided';
+      saveRound();
+      return;
+    default:
+      return;
+  }
+}
+
+/** A round whose opening the model never saw (a stake for it came alone): what is known. */
+function unknownRound(roundId: string): RoundDocument {
   return {
-    ...place,
+    roundId,
+    tableId: '',
+    shoeId: '',
+    number: 0,
+    paytableId: null,
     status: 'in-progress',
     firstResult: null,
     result: null,
     settled: false,
-    finished: false,
     adjusted: false,
     corrections: [],
-    resettlements: new Map(),
-    players: new Set(),
+    resettlements: {},
   };
 }
 
 /** The record's entry for a resettlement, made when it is first seen (round or wallet side). */
 function adjustmentOf(
-  record: PlayerRecord,
+  record: RecordDocument,
+  round: RoundDocument | undefined,
   resettlementId: string,
   kind: 'void' | 'correction',
 ): AdjustmentEntry {
   let entry = record.adjustments.find((a) => a.resettlementId === resettlementId);
   if (entry === undefined) {
-    const resettlement = record.cycle.resettlements.get(resettlementId);
+    const resettlement = round?.resettlements[resettlementId];
     entry = {
       resettlementId,
       kind: resettlement?.kind ?? kind,
@@ -470,21 +551,20 @@ function adjustmentOf(
   return entry;
 }
 
-/** What the API and the CSV show of a record: a fresh copy, so callers cannot change it. */
-function viewOf(record: PlayerRecord): HistoryRecord {
-  const { cycle } = record;
+/** What the API and the CSV show of a record, joined with its round. */
+function viewOf(record: RecordDocument, round: RoundDocument): HistoryRecord {
   const commission = record.bets.reduce((sum, bet) => sum + bet.commission, 0);
   const settledCommission = record.bets.reduce(
     (sum, bet) => sum + (bet.settled?.commission ?? 0),
     0,
   );
   return {
-    roundId: cycle.roundId,
-    tableId: cycle.tableId,
-    shoeId: cycle.shoeId,
-    number: cycle.number,
-    paytableId: cycle.paytableId,
-    status: cycle.status,
+    roundId: round.roundId,
+    tableId: round.tableId,
+    shoeId: round.shoeId,
+    number: round.number,
+    paytableId: round.paytableId,
+    status: round.status,
     startedAt: record.startedAt,
     finishedAt: record.finishedAt,
     stakes: record.stakes,
@@ -502,12 +582,12 @@ function viewOf(record: PlayerRecord): HistoryRecord {
       commission: bet.commission,
       original: bet.resettled && bet.settled !== null ? { ...bet.settled } : null,
     })),
-    result: copyResult(cycle.result),
-    corrections: cycle.corrections.map((correction) => ({ ...correction })),
-    adjusted: cycle.adjusted,
-    original: cycle.adjusted
+    result: copyResult(round.result),
+    corrections: round.corrections.map((correction) => ({ ...correction })),
+    adjusted: round.adjusted,
+    original: round.adjusted
       ? {
-          result: copyResult(cycle.firstResult),
+          result: copyResult(round.firstResult),
           payout: record.credited,
           commission: settledCommission,
           balanceAfter: record.settledBalanceAfter,

@@ -42,15 +42,17 @@ export async function rebuildProjections(
   names: readonly RebuildableProjection[] = REBUILDABLE_PROJECTIONS,
   onProgress?: (events: number) => void,
 ): Promise<RebuiltProjections> {
-  const history = names.includes('player-history') ? new PlayerHistory() : null;
   const balances = names.includes('wallet-balances') ? new WalletBalances() : null;
-  const projections = [history, balances].filter((p) => p !== null);
+  const projections = [balances].filter((p) => p !== null);
   // Durable read models are rebuilt into storage of their own, here in memory, by the runner
   // that runs them live: what they show is what the live ones would.
   const storage = new MemoryProjectionStorage();
   const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 60_000 });
   const board = names.includes('table-board') ? runner.register(new TableBoard(storage)) : null;
-  if (board !== null) {
+  const history = names.includes('player-history')
+    ? runner.register(new PlayerHistory(storage))
+    : null;
+  if (board !== null || history !== null) {
     await runner.start();
     await runner.stop();
     const stopped = runner.status().find((status) => status.stopped !== null);
@@ -121,7 +123,11 @@ export async function snapshotOf(
     tables,
     roads: board ? roads : null,
     histories: history
-      ? Object.fromEntries(sorted.map((player) => [player, history.history(player, 100)]))
+      ? Object.fromEntries(
+          await Promise.all(
+            sorted.map(async (player) => [player, await history.history(player, 100)] as const),
+          ),
+        )
       : null,
     balances: balances ? balances.list() : null,
   };

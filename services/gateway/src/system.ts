@@ -1,7 +1,6 @@
 import {
   CommandHandler,
   DEFAULT_RETRY,
-  ProjectionHub,
   ProjectionRunner,
   systemContext,
 } from '@croupier/application';
@@ -62,7 +61,6 @@ export function openStore(config: GatewayConfig, processName = 'gateway'): Promi
  * runs the same pieces in separate processes.
  */
 export class System {
-  readonly hub: ProjectionHub;
   /** The durable read models: tables beside the log, caught up from their checkpoints (ADR 0023). */
   readonly readModels: ProjectionRunner;
   /** Gauges and counters of the read models; `GatewayMetrics` registers them. */
@@ -72,7 +70,7 @@ export class System {
   readonly wallets: WalletService;
   readonly rounds: RoundService;
   readonly board: TableBoard;
-  readonly history = new PlayerHistory();
+  readonly history: PlayerHistory;
   readonly pending: PendingDebits;
   readonly commissionLedger: CommissionLedger;
   readonly tokens: TokenAuthority;
@@ -92,14 +90,9 @@ export class System {
     private readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
   ) {
-    this.hub = new ProjectionHub(store, {
-      onError: (error) => {
-        logger.error({ err: error }, 'projection failed');
-      },
-    });
-    this.hub.register(this.history);
     this.readModels = readModelRunner(store, readModelStorage, this.projectionMetrics, logger);
     this.board = this.readModels.register(new TableBoard(readModelStorage));
+    this.history = this.readModels.register(new PlayerHistory(readModelStorage));
     this.commissionLedger = this.readModels.register(new CommissionLedger(readModelStorage));
     this.pending = this.readModels.register(new PendingDebits(readModelStorage));
     // Every service of the process decides through one handler: one state cache, and commands on
@@ -146,7 +139,6 @@ export class System {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.hub.start();
     await this.readModels.start();
     if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
@@ -197,7 +189,7 @@ export class System {
           this.logger.error({ err: error, tableId }, 'auto-dealer step failed');
       },
       onRound: () => {
-        this.hub.wake();
+        this.readModels.wake();
       },
     });
     this.dealers.set(tableId, dealer);
@@ -234,7 +226,6 @@ export class System {
     this.dealers.clear();
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
     await this.consumer?.close();
-    await this.hub.stop();
     await this.readModels.stop();
     await this.bus.close();
     await this.readModels.storage.close();
@@ -246,7 +237,6 @@ export class System {
    * before the call, whichever process appended it.
    */
   async sync(): Promise<void> {
-    await this.hub.sync();
     await syncReadModels(this.readModels);
   }
 

@@ -373,7 +373,7 @@ describe('balances in the recall', () => {
     expect(e!.balanceBefore).toBe(d!.balanceAfter);
     const wallet = await casino.system.wallets.getWallet(PIA);
     expect(e!.balanceAfter).toBe(wallet.balance);
-    expect(casino.system.history.balanceOf(PIA)).toBe(wallet.balance);
+    expect(await casino.system.history.balanceOf(PIA)).toBe(wallet.balance);
     // Where nothing else moved the wallet in a round's span, its figures add up on their own.
     for (const record of [a, b, c, g, d, e])
       expect(record!.balanceAfter, record!.roundId).toBe(
@@ -455,7 +455,7 @@ describe('rebuilding the recall', () => {
     const rebuilt = await rebuildProjections(store, ['player-history']);
     expect(rebuilt.failures).toEqual([]);
     expect(await snapshotOf({ history: rebuilt.history }, [PIA])).toEqual(live);
-    expect(rebuilt.history?.balanceOf(PIA)).toBe(casino.system.history.balanceOf(PIA));
+    expect(await rebuilt.history?.balanceOf(PIA)).toBe(await casino.system.history.balanceOf(PIA));
     const response = await app.inject({
       method: 'POST',
       url: '/v1/admin/rebuild',

@@ -1,13 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Card } from '@croupier/baccarat';
+import { ProjectionRunner } from '@croupier/application';
 import { presetConfig, type RoundEvent, type WalletEvent } from '@croupier/contracts';
-import type { RecordedEvent } from '@croupier/eventstore';
-import { describe, expect, it } from 'vitest';
+import { MemoryEventStore } from '@croupier/eventstore';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PlayerHistory } from '../src/player-history.js';
 
 /**
- * The recall's bookkeeping on events written by hand: which rounds it keeps, and wallet
- * movements that reach it in another order than the round's (the bus may deliver so).
+ * The recall's bookkeeping on events written by hand, appended to an in-memory log and projected
+ * by the runner: which rounds it lists, and wallet movements that reach it in another order than
+ * the round's (the bus may deliver so).
  */
 const PIA = 'pia';
 const config = presetConfig('generic');
@@ -35,38 +37,75 @@ const place = (roundId: string) => ({
   shiftId: SHIFT,
 });
 
+const logs: Log[] = [];
+afterEach(async () => {
+  await Promise.all(logs.splice(0).map((log) => log.close()));
+});
+
 class Log {
-  private position = 0n;
-  readonly history = new PlayerHistory();
+  private readonly store = new MemoryEventStore();
+  private readonly model: Promise<{ runner: ProjectionRunner; history: PlayerHistory }>;
+  private position = 0;
 
-  round(event: RoundEvent): void {
-    this.apply(`round-${event.data.roundId}`, event);
+  constructor() {
+    logs.push(this);
+    this.model = this.store.openProjectionStorage().then(async (storage) => {
+      const runner = new ProjectionRunner(this.store, storage, { pollIntervalMs: 10_000 });
+      const history = runner.register(new PlayerHistory(storage));
+      await runner.start();
+      return { runner, history };
+    });
   }
 
-  wallet(event: WalletEvent): void {
-    this.apply(`wallet-${event.data.playerId}`, event);
+  /** Resolves once every event appended so far is projected. */
+  private async synced(): Promise<PlayerHistory> {
+    const { runner, history } = await this.model;
+    await runner.syncToHead();
+    return history;
   }
 
-  private apply(stream: string, event: RoundEvent | WalletEvent): void {
+  async history(playerId: string, limit?: number) {
+    return (await this.synced()).history(playerId, limit);
+  }
+
+  async balanceOf(playerId: string) {
+    return (await this.synced()).balanceOf(playerId);
+  }
+
+  async close(): Promise<void> {
+    await (await this.model).runner.stop();
+    await this.store.close();
+  }
+
+  round(event: RoundEvent): Promise<void> {
+    return this.apply(`round-${event.data.roundId}`, event);
+  }
+
+  wallet(event: WalletEvent): Promise<void> {
+    return this.apply(`wallet-${event.data.playerId}`, event);
+  }
+
+  private async apply(stream: string, event: RoundEvent | WalletEvent): Promise<void> {
     this.position++;
-    const recorded: RecordedEvent = {
-      id: randomUUID(),
+    await this.store.append(
       stream,
-      type: event.type,
-      data: event.data,
-      metadata: { occurredAt: new Date(Number(this.position) * 1_000).toISOString() },
-      revision: 0n,
-      position: this.position,
-      recordedAt: new Date(),
-    };
-    this.history.apply(recorded);
+      [
+        {
+          id: randomUUID(),
+          type: event.type,
+          data: event.data,
+          metadata: { occurredAt: new Date(this.position * 1_000).toISOString() },
+        },
+      ],
+      { expectedVersion: 'any' },
+    );
   }
 
   /** Round n of shoe rng.1: pia bets 1000 on Player, which wins and is paid 2000. */
-  play(n: number): { roundId: string; betId: string } {
+  async play(n: number): Promise<{ roundId: string; betId: string }> {
     const roundId = `rng.1.${n}`;
     const betId = randomUUID();
-    this.round({
+    await this.round({
       type: 'RoundOpened',
       data: {
         roundId,
@@ -80,8 +119,11 @@ class Log {
         dealer: { dealerId: null, shiftId: SHIFT },
       },
     });
-    this.wallet({ type: 'StakeDebited', data: { playerId: PIA, betId, roundId, amount: 1_000 } });
-    this.round({
+    await this.wallet({
+      type: 'StakeDebited',
+      data: { playerId: PIA, betId, roundId, amount: 1_000 },
+    });
+    await this.round({
       type: 'BetPlaced',
       data: {
         roundId,
@@ -94,7 +136,7 @@ class Log {
         rebetOf: null,
       },
     });
-    this.round({
+    await this.round({
       type: 'RoundCompleted',
       data: {
         roundId,
@@ -103,7 +145,7 @@ class Log {
         winner: 'player',
       },
     });
-    this.round({
+    await this.round({
       type: 'RoundSettled',
       data: {
         ...place(roundId),
@@ -128,8 +170,8 @@ class Log {
     return { roundId, betId };
   }
 
-  credit(roundId: string, betId: string): void {
-    this.wallet({
+  async credit(roundId: string, betId: string): Promise<void> {
+    await this.wallet({
       type: 'PayoutCredited',
       data: {
         playerId: PIA,
@@ -143,10 +185,14 @@ class Log {
   }
 
   /** The round voided after settlement, resettled, and pia's winnings taken back. */
-  voidSettled(roundId: string, betId: string, options: { adjustWallet: boolean }): void {
+  async voidSettled(
+    roundId: string,
+    betId: string,
+    options: { adjustWallet: boolean },
+  ): Promise<void> {
     const resettlementId = randomUUID();
-    this.round({ type: 'RoundVoided', data: { roundId, reason: 'misdeal' } });
-    this.round({
+    await this.round({ type: 'RoundVoided', data: { roundId, reason: 'misdeal' } });
+    await this.round({
       type: 'RoundResettled',
       data: {
         ...place(roundId),
@@ -171,7 +217,7 @@ class Log {
       },
     });
     if (!options.adjustWallet) return;
-    this.wallet({
+    await this.wallet({
       type: 'PayoutAdjusted',
       data: {
         playerId: PIA,
@@ -189,45 +235,46 @@ class Log {
 }
 
 describe('PlayerHistory', () => {
-  it('keeps the last 100 rounds, and a kept round still takes a void long after settlement', () => {
+  it('lists the last 100 rounds, and a listed round still takes a void long after settlement', async () => {
     const log = new Log();
-    log.wallet({
+    await log.wallet({
       type: 'FundsDeposited',
       data: { playerId: PIA, amount: 1_000_000, currency: 'EUR', reference: 'r' },
     });
-    const played = Array.from({ length: 102 }, (_, i) => {
-      const round = log.play(i + 1);
-      log.credit(round.roundId, round.betId);
-      return round;
-    });
-    const records = log.history.history(PIA, 100);
+    const played: { roundId: string; betId: string }[] = [];
+    for (let i = 0; i < 102; i++) {
+      const round = await log.play(i + 1);
+      await log.credit(round.roundId, round.betId);
+      played.push(round);
+    }
+    const records = await log.history(PIA, 100);
     expect(records).toHaveLength(100);
     expect(records.at(-1)?.roundId).toBe('rng.1.3');
-    // Round 1 fell out of the recall: its void changes nothing kept, and breaks nothing.
-    log.voidSettled(played[0]!.roundId, played[0]!.betId, { adjustWallet: true });
-    log.voidSettled(played[4]!.roundId, played[4]!.betId, { adjustWallet: true });
-    const after = log.history.history(PIA, 100);
+    // Round 1 fell out of the last 100: its void changes nothing listed, and breaks nothing.
+    await log.voidSettled(played[0]!.roundId, played[0]!.betId, { adjustWallet: true });
+    await log.voidSettled(played[4]!.roundId, played[4]!.betId, { adjustWallet: true });
+    const after = await log.history(PIA, 100);
     expect(after.filter((r) => r.status === 'voided').map((r) => r.roundId)).toEqual(['rng.1.5']);
     const fifth = after.find((r) => r.roundId === 'rng.1.5')!;
     expect(fifth).toMatchObject({ payout: 1_000, adjusted: true, original: { payout: 2_000 } });
     expect(fifth.bets[0]).toMatchObject({ result: 'refunded', payout: 1_000 });
     // Both adjustments moved the wallet, the one of a round no longer shown too.
-    expect(log.history.balanceOf(PIA)).toBe(1_000_000 + 102 * 1_000 - 2 * 1_000);
-    expect(fifth.balanceAfter).toBe(log.history.balanceOf(PIA));
+    expect(await log.balanceOf(PIA)).toBe(1_000_000 + 102 * 1_000 - 2 * 1_000);
+    expect(fifth.balanceAfter).toBe(await log.balanceOf(PIA));
   });
 
-  it('adds up a payout adjusted before the payout itself reached the wallet', () => {
+  it('adds up a payout adjusted before the payout itself reached the wallet', async () => {
     const log = new Log();
-    log.wallet({
+    await log.wallet({
       type: 'FundsDeposited',
       data: { playerId: PIA, amount: 10_000, currency: 'EUR', reference: 'r' },
     });
-    const { roundId, betId } = log.play(1);
-    log.voidSettled(roundId, betId, { adjustWallet: true });
-    const [pending] = log.history.history(PIA);
+    const { roundId, betId } = await log.play(1);
+    await log.voidSettled(roundId, betId, { adjustWallet: true });
+    const [pending] = await log.history(PIA);
     expect(pending).toMatchObject({ status: 'voided', payout: -1_000, finishedAt: null });
-    log.credit(roundId, betId);
-    const [record] = log.history.history(PIA);
+    await log.credit(roundId, betId);
+    const [record] = await log.history(PIA);
     expect(record).toMatchObject({
       status: 'voided',
       stakes: 1_000,
@@ -243,16 +290,16 @@ describe('PlayerHistory', () => {
     });
   });
 
-  it('shows a resettlement the wallet has not applied yet as pending', () => {
+  it('shows a resettlement the wallet has not applied yet as pending', async () => {
     const log = new Log();
-    log.wallet({
+    await log.wallet({
       type: 'FundsDeposited',
       data: { playerId: PIA, amount: 10_000, currency: 'EUR', reference: 'r' },
     });
-    const { roundId, betId } = log.play(1);
-    log.credit(roundId, betId);
-    log.voidSettled(roundId, betId, { adjustWallet: false });
-    const [record] = log.history.history(PIA);
+    const { roundId, betId } = await log.play(1);
+    await log.credit(roundId, betId);
+    await log.voidSettled(roundId, betId, { adjustWallet: false });
+    const [record] = await log.history(PIA);
     expect(record).toMatchObject({ status: 'voided', payout: 2_000, balanceAfter: 11_000 });
     expect(record!.adjustments).toEqual([
       expect.objectContaining({ kind: 'void', at: null, delta: 0, balanceAfter: null }),

@@ -37,6 +37,11 @@ describe('a restarted gateway', () => {
     roads: await system.board.roads('solo'),
     pending: await system.pending.stale(0),
     owing: await system.commissionLedger.playersOwing('solo', 'none'),
+    histories: {
+      alice: await system.history.history('alice', 100),
+      bob: await system.history.history('bob', 100),
+    },
+    balances: [await system.history.balanceOf('alice'), await system.history.balanceOf('bob')],
     documents: await Promise.all(
       system.readModels.status().map(({ name }) => system.readModels.storage.list(name)),
     ),
@@ -48,6 +53,7 @@ describe('a restarted gateway', () => {
     await first.system.sync();
     const before = await answers(first.system);
     expect(before.tables[0]!.roundsCompleted).toBeGreaterThan(0);
+    expect(before.histories.alice.length).toBeGreaterThan(0);
     const checkpoints = first.system.readModels.status().map(({ name, position }) => ({
       name,
       position,

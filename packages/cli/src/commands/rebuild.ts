@@ -15,6 +15,9 @@ async function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
   const history = rebuilt.history;
   const balances = rebuilt.balances?.list() ?? null;
   const tables = board === null ? [] : await board.list();
+  let records = 0;
+  for (const player of history === null ? [] : rebuilt.players)
+    records += (await history!.history(player, 100)).length;
   const beadPlates = new Map<string, string>();
   for (const table of tables)
     beadPlates.set(table.tableId, (await board!.roads(table.tableId))?.beadPlate.join('') ?? '');
@@ -41,10 +44,7 @@ async function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
         : {
             'player-history': {
               players: rebuilt.players.length,
-              records: rebuilt.players.reduce(
-                (sum, player) => sum + history.history(player, 100).length,
-                0,
-              ),
+              records,
             },
           }),
       ...(balances === null
