@@ -10,7 +10,7 @@ import {
   type ProjectionStorage,
   type RecordedEvent,
 } from '@croupier/eventstore';
-import { ProjectionError } from './projections.js';
+import { ProjectionError } from './projection-error.js';
 
 /** Where a document sits in its model's lists: a partition and an order within it. */
 export interface DocumentIndex {
