@@ -205,6 +205,44 @@ export function projectionRunnerSuite(
       );
     });
 
+    it('lists a partition by sort then key, between bounds, a page at a time', async () => {
+      const { generation } = await storage.ensureModel('pages');
+      const doc = (partition: string | null, sort: bigint | null, key: string) => ({
+        key,
+        doc: { key },
+        partition,
+        sort,
+      });
+      await storage.commit([
+        {
+          model: 'pages',
+          generation,
+          from: 0n,
+          to: 1n,
+          writes: [
+            doc('p', 3n, 'c'),
+            doc('p', 1n, 'a'),
+            doc('p', 2n, 'b2'),
+            doc('p', 2n, 'b1'),
+            doc('q', 2n, 'q'),
+            doc(null, null, 'none'),
+          ],
+        },
+      ]);
+      const keys = async (options: Parameters<ProjectionStorage['list']>[1]) =>
+        (await storage.list('pages', options)).map((row) => row.key);
+      expect(await keys({ partition: 'p' })).toEqual(['a', 'b1', 'b2', 'c']);
+      expect(await keys({ partition: 'p', order: 'desc', limit: 2 })).toEqual(['c', 'b2']);
+      expect(await keys({ partition: 'p', order: 'desc', sortAtMost: 2n, limit: 2 })).toEqual([
+        'b2',
+        'b1',
+      ]);
+      expect(await keys({ partition: 'p', sortAtLeast: 2n, sortAtMost: 2n })).toEqual(['b1', 'b2']);
+      expect(await keys({ partition: null })).toEqual(['none']);
+      expect(await keys({ sortAtLeast: 2n })).toEqual(['b1', 'b2', 'q', 'c']);
+      expect(await keys({})).toEqual(['none', 'a', 'b1', 'b2', 'q', 'c']);
+    });
+
     it('rebuilds a model into a new generation, serving the live one meanwhile, then swaps', async () => {
       for (let i = 0; i < 9; i++) await add(`s-${i % 4}`, i);
       const live = runner({ batchSize: 4 });

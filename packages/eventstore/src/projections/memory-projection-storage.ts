@@ -146,7 +146,10 @@ export class MemoryProjectionStorage implements ProjectionStorage {
     const docs = [...(this.#active(model)?.docs.values() ?? [])].filter(
       (doc) =>
         (options.partition === undefined || doc.partition === options.partition) &&
-        (options.sortAtMost === undefined || (doc.sort !== null && doc.sort <= options.sortAtMost)),
+        (options.sortAtMost === undefined ||
+          (doc.sort !== null && doc.sort <= options.sortAtMost)) &&
+        (options.sortAtLeast === undefined ||
+          (doc.sort !== null && doc.sort >= options.sortAtLeast)),
     );
     // As PostgreSQL orders them: by sort (nulls first), then by key.
     docs.sort((a, b) => {

@@ -74,6 +74,8 @@ export interface ListOptions {
   readonly partition?: string | null;
   /** Only documents whose `sort` is at most this (a time: what is due by then). */
   readonly sortAtMost?: bigint;
+  /** Only documents whose `sort` is at least this (a time: what happened since). */
+  readonly sortAtLeast?: bigint;
   readonly order?: 'asc' | 'desc';
   readonly limit?: number;
 }

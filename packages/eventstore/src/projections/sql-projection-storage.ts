@@ -56,6 +56,18 @@ CREATE TABLE {{schema}}.projection_documents (
 CREATE INDEX projection_documents_list ON {{schema}}.projection_documents (model, generation, partition, sort);
 `,
   },
+  {
+    version: 2,
+    name: 'list documents in key order within a sort value',
+    sql: /* sql */ `
+-- A list is ordered by sort, then key: with the key in the index, a page of a long partition (a
+-- player's rounds, the significant events of a day) is read from the index in order and stops at
+-- its limit, with no sort of the partition's rows.
+CREATE INDEX projection_documents_list_by_key
+  ON {{schema}}.projection_documents (model, generation, partition, sort, key);
+DROP INDEX {{schema}}.projection_documents_list;
+`,
+  },
 ];
 
 interface StateRow {
@@ -85,13 +97,25 @@ const STATE_COLUMNS = `model, generation, position::text AS position, active,
 
 function statements(schema: string) {
   const s = quoteSchema(schema);
-  const active = `JOIN ${s}.projection_checkpoints c
-      ON c.model = d.model AND c.generation = d.generation AND c.active`;
-  const list = (order: 'ASC' | 'DESC') => `SELECT d.key, d.doc, d.partition, d.sort::text AS sort
-      FROM ${s}.projection_documents d ${active}
-      WHERE d.model = $1::text AND ($2::boolean OR d.partition IS NOT DISTINCT FROM $3::text)
-        AND ($5::numeric IS NULL OR d.sort <= $5::numeric)
-      ORDER BY d.sort ${order} NULLS FIRST, d.key ${order} LIMIT $4::bigint`;
+  // The active generation as a value, not a join: the documents' index then has every column
+  // before `partition, sort` bound, and a page is read from it in order, stopping at its limit.
+  const active = `d.generation = (SELECT c.generation FROM ${s}.projection_checkpoints c
+      WHERE c.model = $1::text AND c.active)`;
+  // One statement per partition filter, so each compares the partition with an operator the
+  // index serves (`IS NOT DISTINCT FROM` is not one). Every one takes the same parameters: $2 is
+  // null where the partition is not compared with it.
+  const partitionFilter = {
+    any: '$2::text IS NULL',
+    none: '$2::text IS NULL AND d.partition IS NULL',
+    one: 'd.partition = $2::text',
+  } as const;
+  const list = (order: 'ASC' | 'DESC', partition: keyof typeof partitionFilter) =>
+    `SELECT d.key, d.doc, d.partition, d.sort::text AS sort
+      FROM ${s}.projection_documents d
+      WHERE d.model = $1::text AND ${active} AND ${partitionFilter[partition]}
+        AND ($4::numeric IS NULL OR d.sort <= $4::numeric)
+        AND ($5::numeric IS NULL OR d.sort >= $5::numeric)
+      ORDER BY d.sort ${order} NULLS FIRST, d.key ${order} LIMIT $3::bigint`;
   return {
     /** $1 model */
     ensureModel: `INSERT INTO ${s}.projection_checkpoints (model, generation, position, active)
@@ -125,14 +149,16 @@ function statements(schema: string) {
       USING unnest($1::text[], $2::integer[], $3::text[]) AS u(model, generation, key)
       WHERE d.model = u.model AND d.generation = u.generation AND d.key = u.key`,
     /** $1 model, $2 key */
-    get: `SELECT d.doc FROM ${s}.projection_documents d ${active}
-      WHERE d.model = $1::text AND d.key = $2::text`,
+    get: `SELECT d.doc FROM ${s}.projection_documents d
+      WHERE d.model = $1::text AND ${active} AND d.key = $2::text`,
     /** $1 model, $2 keys */
-    getMany: `SELECT d.key, d.doc FROM ${s}.projection_documents d ${active}
-      WHERE d.model = $1::text AND d.key = ANY($2::text[])`,
-    /** $1 model, $2 any partition, $3 partition, $4 limit, $5 greatest sort */
-    listAsc: list('ASC'),
-    listDesc: list('DESC'),
+    getMany: `SELECT d.key, d.doc FROM ${s}.projection_documents d
+      WHERE d.model = $1::text AND ${active} AND d.key = ANY($2::text[])`,
+    /** $1 model, $2 partition, $3 limit, $4 greatest sort, $5 least sort */
+    list: {
+      ASC: { any: list('ASC', 'any'), none: list('ASC', 'none'), one: list('ASC', 'one') },
+      DESC: { any: list('DESC', 'any'), none: list('DESC', 'none'), one: list('DESC', 'one') },
+    },
     /** $1 model */
     createGeneration: `INSERT INTO ${s}.projection_checkpoints (model, generation, position, active)
       SELECT $1::text, coalesce(max(generation), 0) + 1, 0, false
@@ -354,13 +380,18 @@ export class SqlProjectionStorage implements ProjectionStorage {
       doc: Document;
       partition: string | null;
       sort: string | null;
-    }>(options.order === 'desc' ? this.#sql.listDesc : this.#sql.listAsc, [
-      model,
-      options.partition === undefined,
-      options.partition ?? null,
-      options.limit ?? null,
-      nullable(options.sortAtMost),
-    ]);
+    }>(
+      this.#sql.list[options.order === 'desc' ? 'DESC' : 'ASC'][
+        options.partition === undefined ? 'any' : options.partition === null ? 'none' : 'one'
+      ],
+      [
+        model,
+        options.partition ?? null,
+        options.limit ?? null,
+        nullable(options.sortAtMost),
+        nullable(options.sortAtLeast),
+      ],
+    );
     return rows.map((row) => ({
       key: row.key,
       doc: row.doc,
