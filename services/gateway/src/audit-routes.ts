@@ -8,11 +8,8 @@ import {
   roundAuditSchema,
   shoeExportSchema,
   shoeReplaySchema,
-  significantEventOf,
   significantEventSchema,
-  SIGNIFICANT_EVENT_TYPES,
   walletAuditSchema,
-  type SignificantEvent,
 } from '@croupier/audit';
 import {
   DomainError,
@@ -32,7 +29,6 @@ import type { System } from './system.js';
 
 const REGULATORS = ['regulator', 'operator'] as const;
 const hexSchema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal digits');
-const PAGE = 1000;
 
 /**
  * The audit surface: round audits for disputes, shoe replays and exports for regulators,
@@ -214,7 +210,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/significant-events',
     {
-      // A read of the log: nothing to refuse beyond the query's schema.
+      // A read of an index: nothing to refuse beyond the query's schema.
       config: { roles: ['operator', 'supervisor', 'regulator'], problems: [] },
       schema: {
         tags: ['audit'],
@@ -233,28 +229,13 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
     async (request) => {
       const { from, to, tableId, limit } = request.query;
-      const fromTime = from === undefined ? -Infinity : Date.parse(from);
-      const toTime = to === undefined ? Infinity : Date.parse(to);
-      const events: SignificantEvent[] = [];
-      let after: bigint | undefined;
-      for (;;) {
-        const page = await system.store.readAll({
-          ...(after === undefined ? {} : { after }),
-          limit: PAGE,
-          filter: { eventTypes: SIGNIFICANT_EVENT_TYPES },
-        });
-        for (const recorded of page) {
-          const event = significantEventOf(recorded);
-          if (event === null) continue;
-          const time = Date.parse(event.occurredAt);
-          if (time < fromTime || time > toTime) continue;
-          if (tableId !== undefined && event.tableId !== tableId) continue;
-          if (events.length === limit) return { events, truncated: true };
-          events.push(event);
-        }
-        if (page.length < PAGE) return { events, truncated: false };
-        after = page.at(-1)!.position;
-      }
+      // A read of the significant events' index (a durable read model), not of the log.
+      return system.significantEvents.list({
+        ...(from === undefined ? {} : { from: Date.parse(from) }),
+        ...(to === undefined ? {} : { to: Date.parse(to) }),
+        ...(tableId === undefined ? {} : { tableId }),
+        limit,
+      });
     },
   );
 
@@ -266,7 +247,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Rebuilds every read model (tables and roads, game histories, pending debits, commission owed) from the whole log into a new generation while the live one serves reads, then swaps it in',
+          'Rebuilds every read model (tables and roads, game histories, pending debits, commission owed, significant events) from the whole log into a new generation while the live one serves reads, then swaps it in',
         response: {
           200: z.object({
             projections: z.array(z.string()),
@@ -279,9 +260,13 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
     async () => {
       const started = performance.now();
-      const names = [system.board, system.history, system.pending, system.commissionLedger].map(
-        (projection) => projection.name,
-      );
+      const names = [
+        system.board,
+        system.history,
+        system.pending,
+        system.commissionLedger,
+        system.significantEvents,
+      ].map((projection) => projection.name);
       let position: bigint | null = null;
       for (const name of names) {
         const rebuilt = await system.readModels.rebuild(name);

@@ -2,6 +2,7 @@ export * from './config.js';
 export * from './system.js';
 export * from './app.js';
 export * from './player-history.js';
+export * from './significant-event-index.js';
 export * from './audit-evidence.js';
 export * from './audit-routes.js';
 export * from './rebuild.js';

@@ -34,6 +34,7 @@ import {
 import type { GatewayConfig } from './config.js';
 import { CheckpointSigner, Notary } from './notary.js';
 import { PlayerHistory } from './player-history.js';
+import { SignificantEventIndex } from './significant-event-index.js';
 
 export interface SystemOptions {
   readonly config: GatewayConfig;
@@ -71,6 +72,7 @@ export class System {
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
+  readonly significantEvents: SignificantEventIndex;
   readonly pending: PendingDebits;
   readonly commissionLedger: CommissionLedger;
   readonly tokens: TokenAuthority;
@@ -93,6 +95,7 @@ export class System {
     this.readModels = readModelRunner(store, readModelStorage, this.projectionMetrics, logger);
     this.board = this.readModels.register(new TableBoard(readModelStorage));
     this.history = this.readModels.register(new PlayerHistory(readModelStorage));
+    this.significantEvents = this.readModels.register(new SignificantEventIndex(readModelStorage));
     this.commissionLedger = this.readModels.register(new CommissionLedger(readModelStorage));
     this.pending = this.readModels.register(new PendingDebits(readModelStorage));
     // Every service of the process decides through one handler: one state cache, and commands on

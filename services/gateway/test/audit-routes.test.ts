@@ -357,6 +357,7 @@ describe('rebuilding the read models', () => {
       'player-history',
       'pending-debits',
       'commission-ledger',
+      'significant-events',
     ]);
     expect(await live()).toEqual(before);
     expect(await durable()).toEqual(durableBefore);
