@@ -4,3 +4,4 @@ export * from './context.js';
 export * from './command-handler.js';
 export * from './projection-error.js';
 export * from './projection-runner.js';
+export * from './document-cache.js';

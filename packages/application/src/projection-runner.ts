@@ -10,6 +10,7 @@ import {
   type ProjectionStorage,
   type RecordedEvent,
 } from '@croupier/eventstore';
+import { DocumentCache } from './document-cache.js';
 import { ProjectionError } from './projection-error.js';
 
 /** Where a document sits in its model's lists: a partition and an order within it. */
@@ -80,6 +81,11 @@ export interface ProjectionRunnerOptions {
   readonly checkpointPollMs?: number;
   /** How long `waitFor`/`sync` wait before a `ProjectionLagError` (ms). Default 5000. */
   readonly syncTimeoutMs?: number;
+  /**
+   * Documents of the models this process runs kept in memory for `documents` reads, most
+   * recently read first; 0 (the default) keeps none. Each commit drops the keys it wrote.
+   */
+  readonly documentCacheSize?: number;
   /** A store or commit failure (retried) or a lost lease. */
   readonly onError?: (error: unknown) => void;
   /** A model stopped at an event it could not apply (counted as a metric by the caller). */
@@ -140,6 +146,8 @@ export class ProjectionRunner {
   /** The loop's step and a rebuild's swap run one at a time. */
   #lock: Promise<unknown> = Promise.resolve();
   #caughtUp: { resolve: () => void; reject: (e: unknown) => void } | null = null;
+  readonly #cache: DocumentCache;
+  readonly #documents: ProjectionStorage;
 
   constructor(
     store: EventStore,
@@ -155,12 +163,29 @@ export class ProjectionRunner {
       maxBackoffMs: 5_000,
       syncTimeoutMs: 5_000,
       checkpointPollMs: 25,
+      documentCacheSize: 0,
       ...options,
     };
+    this.#cache = new DocumentCache(this.#options.documentCacheSize);
+    this.#documents = cachedReads(storage, this.#cache, (model) => this.#cacheable(model));
   }
 
   get storage(): ProjectionStorage {
     return this.#storage;
+  }
+
+  /**
+   * The storage as the models' reads should see it: `get` and `getMany` of a model this process
+   * runs are answered from the document cache where they can be (the runner's own commits keep
+   * it current); everything else goes to the storage.
+   */
+  get documents(): ProjectionStorage {
+    return this.#documents;
+  }
+
+  /** The document cache's size and use, for metrics. */
+  get documentCache(): { size: number; hits: number; misses: number } {
+    return { size: this.#cache.size, ...this.#cache.counts };
   }
 
   register<P extends DurableProjection<never>>(projection: P): P {
@@ -208,6 +233,7 @@ export class ProjectionRunner {
       await model.lease?.close().catch(() => undefined);
       model.lease = null;
       model.held = false;
+      this.#cache.clear(model.projection.name);
     }
   }
 
@@ -360,6 +386,7 @@ export class ProjectionRunner {
     return this.#exclusive(async () => {
       await catchUp(() => (model!.held ? model!.position : 0n));
       await this.#storage.activate(name, shadow.generation);
+      this.#cache.clear(name);
       model!.generation = shadow.generation;
       model!.position = shadow.position;
       return { generation: shadow.generation, position: shadow.position, events };
@@ -374,6 +401,12 @@ export class ProjectionRunner {
       position: model.position,
       stopped: model.stopped?.message ?? null,
     }));
+  }
+
+  /** Whether reads of the model may be cached: this process runs it, so only it writes it. */
+  #cacheable(name: string): boolean {
+    const model = this.#models.get(name);
+    return this.#running && model !== undefined && model.held && model.stopped === null;
   }
 
   /** Read through a method: `stop()` flips `#running` while the loop awaits. */
@@ -524,6 +557,11 @@ export class ProjectionRunner {
     }
     await this.#storage.commit(commits.map((c) => c.commit));
     for (const { model, commit, stopped } of commits) {
+      // Before the position moves: a reader that waited for it finds no older document cached.
+      this.#cache.invalidate(
+        commit.model,
+        commit.writes.map((write) => write.key),
+      );
       model.position = commit.to;
       if (stopped !== null) {
         model.stopped = stopped;
@@ -556,6 +594,7 @@ export class ProjectionRunner {
       });
       if (!(await model.lease.tryAcquire())) continue;
       const state = await this.#storage.ensureModel(name);
+      this.#cache.clear(name);
       model.held = true;
       model.generation = state.generation;
       model.position = state.position;
@@ -569,6 +608,7 @@ export class ProjectionRunner {
       const model = this.#models.get(name);
       if (model === undefined) continue;
       model.held = false;
+      this.#cache.clear(name);
       const lease = model.lease;
       model.lease = null;
       await lease?.close().catch((error: unknown) => {
@@ -614,6 +654,53 @@ export class ProjectionRunner {
       // a failing reporter must not stop the runner
     }
   }
+}
+
+/** The storage with `get` and `getMany` answered from the cache for models that allow it. */
+function cachedReads(
+  storage: ProjectionStorage,
+  cache: DocumentCache,
+  cacheable: (model: string) => boolean,
+): ProjectionStorage {
+  return {
+    ensureModel: (model) => storage.ensureModel(model),
+    states: (model) => storage.states(model),
+    openLease: (model, signals) => storage.openLease(model, signals),
+    load: (requests) => storage.load(requests),
+    commit: (commits) => storage.commit(commits),
+    list: (model, options) => storage.list(model, options),
+    createGeneration: (model) => storage.createGeneration(model),
+    activate: (model, generation) => storage.activate(model, generation),
+    close: () => storage.close(),
+    async get(model, key) {
+      if (!cacheable(model)) return storage.get(model, key);
+      const cached = cache.lookup(model, key);
+      if (cached !== 'miss') return cached.doc;
+      const epoch = cache.epoch(model);
+      const doc = await storage.get(model, key);
+      if (cacheable(model)) cache.store(model, key, doc, epoch);
+      return doc;
+    },
+    async getMany(model, keys) {
+      if (!cacheable(model)) return storage.getMany(model, keys);
+      const found = new Map<string, Document>();
+      const missing: string[] = [];
+      for (const key of keys) {
+        const cached = cache.lookup(model, key);
+        if (cached === 'miss') missing.push(key);
+        else if (cached.doc !== undefined) found.set(key, cached.doc);
+      }
+      if (missing.length === 0) return found;
+      const epoch = cache.epoch(model);
+      const read = await storage.getMany(model, missing);
+      for (const key of missing) {
+        const doc = read.get(key);
+        if (doc !== undefined) found.set(key, doc);
+        if (cacheable(model)) cache.store(model, key, doc, epoch);
+      }
+      return found;
+    },
+  };
 }
 
 /** The position just before `event` in the batch, or the model's own when it is the first. */

@@ -44,6 +44,11 @@ const gatewayShape = {
    * from SHOE_SEED_KEY under a label of its own.
    */
   CHECKPOINT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Read-model documents the gateway keeps in memory for the models it runs (a table polled by
+   * every client, a player's own document), least recently read dropped first; 0 keeps none.
+   */
+  READ_MODEL_CACHE_DOCUMENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   ...walletEnvironmentShape,
   ...settlementEnvironmentShape,
 };

@@ -92,12 +92,20 @@ export class System {
     private readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
   ) {
-    this.readModels = readModelRunner(store, readModelStorage, this.projectionMetrics, logger);
-    this.board = this.readModels.register(new TableBoard(readModelStorage));
-    this.history = this.readModels.register(new PlayerHistory(readModelStorage));
-    this.significantEvents = this.readModels.register(new SignificantEventIndex(readModelStorage));
-    this.commissionLedger = this.readModels.register(new CommissionLedger(readModelStorage));
-    this.pending = this.readModels.register(new PendingDebits(readModelStorage));
+    this.readModels = readModelRunner(
+      store,
+      readModelStorage,
+      this.projectionMetrics,
+      logger,
+      config.READ_MODEL_CACHE_DOCUMENTS,
+    );
+    // The models read through the runner's document cache: its own commits keep it current.
+    const documents = this.readModels.documents;
+    this.board = this.readModels.register(new TableBoard(documents));
+    this.history = this.readModels.register(new PlayerHistory(documents));
+    this.significantEvents = this.readModels.register(new SignificantEventIndex(documents));
+    this.commissionLedger = this.readModels.register(new CommissionLedger(documents));
+    this.pending = this.readModels.register(new PendingDebits(documents));
     // Every service of the process decides through one handler: one state cache, and commands on
     // one stream queued one after another across services (ADR 0007).
     this.commands = new CommandHandler(store, {

@@ -13,6 +13,9 @@ export class ProjectionMetrics {
   private readonly failures: Counter<'projection'>;
   private readonly batches: Counter;
   private readonly events: Counter;
+  private readonly cacheDocuments: Gauge;
+  private readonly cacheReads: Counter<'result'>;
+  private cacheCounted = { hits: 0, misses: 0 };
   private runner: ProjectionRunner | null = null;
 
   /** `registry`: where they are registered at once (more with `registerOn`). */
@@ -46,12 +49,25 @@ export class ProjectionMetrics {
       help: 'Events read by the read models runner',
       registers,
     });
+    this.cacheDocuments = new Gauge({
+      name: 'croupier_projection_cache_documents',
+      help: 'Read-model documents held in the document cache (bounded: READ_MODEL_CACHE_DOCUMENTS)',
+      registers,
+    });
+    this.cacheReads = new Counter({
+      name: 'croupier_projection_cache_reads_total',
+      help: 'Read-model document reads, answered from the cache (hit) or the database (miss)',
+      labelNames: ['result'],
+      registers,
+    });
   }
 
   /** Registers them on another registry too (an app's, made after the runner). */
   registerOn(registry: Registry): void {
     for (const metric of [this.held, this.stoppedGauge, this.failures, this.batches, this.events])
       registry.registerMetric(metric);
+    registry.registerMetric(this.cacheDocuments);
+    registry.registerMetric(this.cacheReads);
   }
 
   /** The runner whose state `refresh()` reports. */
@@ -74,6 +90,13 @@ export class ProjectionMetrics {
       this.held.set({ projection: status.name }, status.held ? 1 : 0);
       this.stoppedGauge.set({ projection: status.name }, status.stopped === null ? 0 : 1);
     }
+    if (this.runner !== null) {
+      const { size, hits, misses } = this.runner.documentCache;
+      this.cacheDocuments.set(size);
+      this.cacheReads.inc({ result: 'hit' }, hits - this.cacheCounted.hits);
+      this.cacheReads.inc({ result: 'miss' }, misses - this.cacheCounted.misses);
+      this.cacheCounted = { hits, misses };
+    }
   }
 }
 
@@ -92,8 +115,11 @@ export function readModelRunner(
   storage: ProjectionStorage,
   metrics: ProjectionMetrics,
   logger: ReadModelLogger,
+  /** Documents the runner's cache may hold (`documents` reads of the models it runs). */
+  documentCacheSize = 0,
 ): ProjectionRunner {
   const runner = new ProjectionRunner(store, storage, {
+    documentCacheSize,
     onError: (error) => {
       logger.warn({ err: error }, 'read models retrying');
     },
