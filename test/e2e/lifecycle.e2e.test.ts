@@ -262,6 +262,32 @@ describe('round lifecycle on PostgreSQL', () => {
     }
   });
 
+  it("shows a bet in the player's history in the very next read (read-your-writes)", async () => {
+    const { api } = harness;
+    const round = await openRound(api, 'generic-e2e');
+    expectStatus(
+      await placeBets(api, round.roundId, 'pia', [{ type: 'banker', amount: 400 }]),
+      201,
+    );
+    // No waiting: the history is a durable read model, and the GET waits for it to pass the
+    // log's end as it stood (distributed, the bet was written by another process).
+    const history = expectStatus(
+      await api
+        .as('player', 'pia')
+        .get<{ roundId: string; status: string; stakes: number; bets: { amount: number }[] }[]>(
+          '/v1/players/pia/history',
+        ),
+      200,
+    );
+    expect(history[0]).toMatchObject({
+      roundId: round.roundId,
+      status: 'in-progress',
+      stakes: 400,
+    });
+    expect(history[0]!.bets).toEqual([expect.objectContaining({ amount: 400 })]);
+    await dealToTheEnd(round.roundId);
+  });
+
   it('clears bets before betting closes, refunding the stakes', async () => {
     const { api } = harness;
     await settledEverywhere(harness.store); // the previous round's credits have landed
