@@ -4,11 +4,13 @@ import {
   verdictReturn,
   type BankerMode,
   type BetType,
+  type CommissionMode,
   type Odds,
 } from './bets.js';
 import { assertDecks, CARDS_PER_DECK, RANKS } from './cards.js';
 import { bankerDraws, playerDraws } from './dealing.js';
 import { decodeOutcome } from './outcome-code.js';
+import { InvalidStakeError, isValidStake, settleBet } from './settlement.js';
 
 /** Bets the analyzer prices: every bet of section 3, plus Banker in no-commission mode. */
 export type AnalyzedBet = BetType | 'banker_no_commission';
@@ -20,11 +22,21 @@ export interface BetAnalysis {
   readonly houseEdge: number;
   /** The exact RTP as a reduced fraction "numerator/denominator". */
   readonly exactRtp: string;
+  /**
+   * With `stake`: the expected return per unit staked of a bet of exactly that many minor units,
+   * every payout rounded down to the minor unit as settlement pays it (a 10-unit Banker win
+   * returns 19, not 19.5), and accrued commission counted as paid. At most `rtp`.
+   */
+  readonly effectiveRtp?: number;
+  /** `effectiveRtp` as a reduced fraction. */
+  readonly exactEffectiveRtp?: string;
 }
 
 export interface Analysis {
   readonly decks: number;
   readonly tieOdds: number;
+  /** The stake the effective RTPs are for, minor units; absent without one. */
+  readonly stake?: number;
   /** Probabilities of each winner, off the top of a full shoe. */
   readonly probabilities: {
     readonly banker: number;
@@ -37,6 +49,13 @@ export interface Analysis {
 export interface AnalyzeOptions {
   /** Tie pays this to one; default 8. */
   readonly tieOdds?: number;
+  /** A stake in minor units: adds the effective RTP at that stake to every bet. */
+  readonly stake?: number;
+  /**
+   * Where Banker's commission goes (the effective RTP only): the same either way, since an
+   * accrued commission is the one a deducted payout withholds (ADR 0004). Default deducted.
+   */
+  readonly commission?: CommissionMode;
 }
 
 /**
@@ -158,14 +177,29 @@ function fractionToNumber(num: bigint, den: bigint): number {
   return Number((num * SCALE) / den) / 1e18;
 }
 
-function betAnalysis(num: bigint, den: bigint): BetAnalysis {
+const reduced = (num: bigint, den: bigint): string => {
   const divisor = gcd(num, den);
-  const rtp = fractionToNumber(num, den);
+  return `${num / divisor}/${den / divisor}`;
+};
+
+function betAnalysis(num: bigint, den: bigint): BetAnalysis {
   return {
-    rtp,
+    rtp: fractionToNumber(num, den),
     houseEdge: fractionToNumber(den - num, den),
-    exactRtp: `${num / divisor}/${den / divisor}`,
+    exactRtp: reduced(num, den),
   };
+}
+
+const countsByDecks = new Map<number, OutcomeCounts>();
+
+/** countOutcomes, computed once per shoe size in a process (a few tens of milliseconds). */
+function outcomeCountsOf(decks: number): OutcomeCounts {
+  let counts = countsByDecks.get(decks);
+  if (counts === undefined) {
+    counts = countOutcomes(decks);
+    countsByDecks.set(decks, counts);
+  }
+  return counts;
 }
 
 /**
@@ -174,7 +208,10 @@ function betAnalysis(num: bigint, den: bigint): BetAnalysis {
  */
 export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
   const tieOdds = options.tieOdds ?? 8;
-  const { counts, total } = countOutcomes(decks);
+  const { stake } = options;
+  if (stake !== undefined && !isValidStake(stake)) throw new InvalidStakeError(stake);
+  const rules = { tieOdds, commission: options.commission ?? 'deducted' } as const;
+  const { counts, total } = outcomeCountsOf(decks);
   const outcomes: { code: number; count: bigint }[] = [];
   let banker = 0;
   let player = 0;
@@ -193,11 +230,36 @@ export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
     throw new Error('outcome counts do not add up to the number of deals');
   }
 
+  /**
+   * What a bet of `stake` returns in `outcome` as settlement pays it, floored to the minor unit;
+   * an accrued commission is owed on the spot, so it is taken off like a deducted one.
+   */
+  const returnAt = (type: BetType, bankerMode: BankerMode, code: number, at: number): bigint => {
+    const settled = settleBet({ type, stake: at, bankerMode }, decodeOutcome(code), rules);
+    return BigInt(settled.payout - (rules.commission === 'accrued' ? settled.commission : 0));
+  };
+  /** The exact effective RTP at `stake`, from the same counts as the RTP. */
+  const effectiveOf = (type: BetType, bankerMode: BankerMode, at: number) => {
+    let num = 0n;
+    for (const { code, count } of outcomes) num += count * returnAt(type, bankerMode, code, at);
+    const den = BigInt(total) * BigInt(at);
+    return { effectiveRtp: fractionToNumber(num, den), exactEffectiveRtp: reduced(num, den) };
+  };
+
   const rtpOf = (type: BetType, bankerMode: BankerMode): BetAnalysis => {
     if (type === 'perfect_pair') {
       const { wins, total: deals } = countPerfectPairDeals(decks);
       const ret = verdictReturn({ result: 'win', odds: { num: 25, den: 1 } });
-      return betAnalysis(wins * BigInt(ret.num), deals * BigInt(ret.den));
+      const analysis = betAnalysis(wins * BigInt(ret.num), deals * BigInt(ret.den));
+      if (stake === undefined) return analysis;
+      // 25 to 1 pays whole minor units: the win returns 26 stakes exactly, at any stake.
+      const won = BigInt(stake) * 26n;
+      const den = deals * BigInt(stake);
+      return {
+        ...analysis,
+        effectiveRtp: fractionToNumber(wins * won, den),
+        exactEffectiveRtp: reduced(wins * won, den),
+      };
     }
     let num = 0n;
     const den = 40n; // a common multiple of every paytable denominator (2, 20, 40)
@@ -208,7 +270,8 @@ export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
       if (40 % ret.den !== 0) throw new Error(`denominator ${ret.den} does not divide 40`);
       num += count * BigInt(ret.num * (40 / ret.den));
     }
-    return betAnalysis(num, BigInt(total) * den);
+    const analysis = betAnalysis(num, BigInt(total) * den);
+    return stake === undefined ? analysis : { ...analysis, ...effectiveOf(type, bankerMode, stake) };
   };
 
   const bets = {} as Record<AnalyzedBet, BetAnalysis>;
@@ -217,6 +280,7 @@ export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
   return {
     decks,
     tieOdds,
+    ...(stake === undefined ? {} : { stake }),
     probabilities: { banker: banker / total, player: player / total, tie: tie / total },
     bets,
   };

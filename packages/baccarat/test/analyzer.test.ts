@@ -131,6 +131,54 @@ describe('the fast enumerator', () => {
   });
 });
 
+describe('effective RTP at a stake (payouts rounded down to the minor unit)', () => {
+  it("is banker's 98.94% at 96.65% for 10 minor units, 98.18% at 30 (seed 003's examples)", () => {
+    const at10 = analyze(8, { stake: 10 }).bets.banker;
+    const at30 = analyze(8, { stake: 30 }).bets.banker;
+    expect(percent(at10.rtp, 2)).toBe(98.94);
+    expect(percent(at10.effectiveRtp!, 2)).toBe(96.65);
+    expect(percent(at30.effectiveRtp!, 2)).toBe(98.18);
+    // A 20-unit win pays 39 exactly: nothing is lost to rounding.
+    expect(analyze(8, { stake: 20 }).bets.banker.effectiveRtp).toBe(at10.rtp);
+  });
+
+  it('loses exactly half a unit per Banker win at 10: the floor, and nothing else', () => {
+    const at10 = analyze(8, { stake: 10 });
+    const lost = at10.bets.banker.rtp - at10.bets.banker.effectiveRtp!;
+    expect(lost).toBeCloseTo((at10.probabilities.banker * 0.5) / 10, 12);
+  });
+
+  it('equals the RTP where every payout is whole, and never exceeds it', () => {
+    for (const stake of [1, 7, 10, 30, 100, 12_345]) {
+      const { bets } = analyze(8, { stake });
+      for (const [bet, analysis] of Object.entries(bets)) {
+        expect(analysis.effectiveRtp!, `${bet} at ${stake}`).toBeLessThanOrEqual(
+          analysis.rtp + 1e-15,
+        );
+      }
+      for (const bet of ['player', 'tie', 'player_pair', 'perfect_pair', 'lucky_six'] as const)
+        expect(bets[bet].exactEffectiveRtp, `${bet} at ${stake}`).toBe(bets[bet].exactRtp);
+    }
+    // Naturals pay 7:2: an odd stake loses half a unit on every win.
+    const odd = analyze(8, { stake: 1 }).bets.player_natural;
+    expect(odd.effectiveRtp!).toBeLessThan(odd.rtp);
+    expect(analyze(8, { stake: 2 }).bets.player_natural.exactEffectiveRtp).toBe(
+      analyze(8).bets.player_natural.exactRtp,
+    );
+  });
+
+  it('is the same with accrued commission, which owes what deducted withholds', () => {
+    const deducted = analyze(8, { stake: 10 }).bets.banker;
+    const accrued = analyze(8, { stake: 10, commission: 'accrued' }).bets.banker;
+    expect(accrued.exactEffectiveRtp).toBe(deducted.exactEffectiveRtp);
+  });
+
+  it('refuses a stake that is not a positive whole number of minor units', () => {
+    expect(() => analyze(8, { stake: 0 })).toThrow(/positive integer/);
+    expect(() => analyze(8, { stake: 2.5 })).toThrow(/positive integer/);
+  });
+});
+
 describe('perfect pair counting', () => {
   it('matches a brute-force count of the first four cards', () => {
     for (const decks of [1, 2, 3]) {
