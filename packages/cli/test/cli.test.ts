@@ -52,12 +52,39 @@ describe('croupier analyze', () => {
     expect(stdout).toMatch(/banker\s+98\.94\d\d%\s+1\.05\d\d%/);
   });
 
+  it('adds the effective RTP at --stake (minor units) beside the RTP of every bet', async () => {
+    const { code, stdout } = await croupier(
+      'analyze',
+      '--preset',
+      'touch',
+      '--stake',
+      '10',
+      '--json',
+    );
+    expect(code).toBe(0);
+    const report = JSON.parse(stdout) as {
+      stake: number;
+      bets: Record<string, { rtp: number; effectiveRtp: number }>;
+    };
+    expect(report.stake).toBe(10);
+    for (const bet of Object.values(report.bets))
+      expect(bet.effectiveRtp).toBeLessThanOrEqual(bet.rtp);
+    // Seed 003: 98.94% published, 96.65% for a 0.10 bettor whose wins are rounded down.
+    expect(report.bets.banker!.effectiveRtp).toBeCloseTo(0.9665, 4);
+    expect(report.bets.player!.effectiveRtp).toBe(report.bets.player!.rtp);
+    const text = (await croupier('analyze', '--preset', 'touch', '--stake', '30')).stdout;
+    expect(text).toMatch(/At a stake of 30 minor units/);
+    expect(text).toMatch(/banker\s+98\.94\d\d%\s+1\.05\d\d%\s+98\.17\d\d%/);
+  });
+
   it('names a bad option and exits 2', async () => {
     for (const [args, message] of [
       [['--decks', '9'], /--decks must be an integer from 1 to 8, got "9"/],
       [['--decks', 'two'], /--decks must be an integer/],
       [['--preset', 'vegas'], /--preset must be one of live, generic/],
       [['--deck', '8'], /Unknown option '--deck'/],
+      [['--stake', '0.10'], /--stake must be an integer from 1/],
+      [['--stake', '0'], /--stake must be an integer from 1/],
     ] as const) {
       const { code, stderr } = await croupier('analyze', ...args);
       expect(code).toBe(2);
