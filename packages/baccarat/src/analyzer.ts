@@ -271,7 +271,9 @@ export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
       num += count * BigInt(ret.num * (40 / ret.den));
     }
     const analysis = betAnalysis(num, BigInt(total) * den);
-    return stake === undefined ? analysis : { ...analysis, ...effectiveOf(type, bankerMode, stake) };
+    return stake === undefined
+      ? analysis
+      : { ...analysis, ...effectiveOf(type, bankerMode, stake) };
   };
 
   const bets = {} as Record<AnalyzedBet, BetAnalysis>;

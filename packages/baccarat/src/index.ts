@@ -12,3 +12,4 @@ export * from './shoe.js';
 export * from './analyzer.js';
 export * from './simulator.js';
 export * from './roads.js';
+export * from './paytable.js';
