@@ -42,6 +42,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/tables': { roles: EVERYONE },
   'GET /v1/tables/:tableId': { roles: EVERYONE },
   'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
+  'GET /v1/tables/:tableId/paytable': { roles: EVERYONE },
   'POST /v1/tables/:tableId/close': { roles: ['operator'] },
   'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
   'POST /v1/tables/:tableId/shoes': { roles: DEALING },

@@ -1,4 +1,5 @@
 import {
+  BANKER_MODES,
   BET_TYPES,
   MAIN_BETS,
   type BankerMode,
@@ -51,6 +52,24 @@ export const MAX_CARDS_PER_ROUND = 6;
 export const MIN_CARDS_AFTER_CUT = MAX_CARDS_PER_ROUND - 1 + MAX_CARDS_PER_ROUND;
 export const TIE_ODDS: readonly number[] = [8, 9];
 export const MAX_SEATS = 9;
+
+/**
+ * The distinct bets a table offers: each offered bet type, a Banker bet once per banker mode,
+ * on each seat of a seated table. One request may carry a bet for each of them.
+ */
+export function betCombinationsOf(
+  rules: Pick<TableRules, 'bets' | 'bankerModes' | 'seats'>,
+): number {
+  let combinations = 0;
+  for (const type of BET_TYPES) {
+    if (rules.bets[type] === undefined) continue;
+    combinations += type === 'banker' ? Math.max(1, rules.bankerModes.length) : 1;
+  }
+  return combinations * (rules.seats ?? 1);
+}
+
+/** The most distinct bets any valid table offers (every bet, both banker modes, every seat). */
+export const MAX_BET_COMBINATIONS = (BET_TYPES.length + BANKER_MODES.length - 1) * MAX_SEATS;
 
 /** Default side-bet availability (000): pairs to round 60, the other limited side bets to 50. */
 export const DEFAULT_MAX_ROUND: Readonly<Record<BetType, number | null>> = {

@@ -56,22 +56,35 @@ function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
-function validateOne(rules: BettingRules, roundNumber: number, bet: ProposedBet): ValidBet {
-  if (!isBetType(bet.type)) {
-    throw new BetRejectedError('UNKNOWN_BET', `unknown bet type "${bet.type}"`, 'type');
-  }
-  const type = bet.type;
+/**
+ * Why a bet of `type` is not offered in round `roundNumber` of a shoe (the table does not offer
+ * it, or the round is past its max round), or null when it is.
+ */
+export function notOfferedReason(
+  rules: Pick<BettingRules, 'bets'>,
+  roundNumber: number,
+  type: BetType,
+): BetRejectedError | null {
   const limit = rules.bets[type];
-  if (limit === undefined) {
-    throw new BetRejectedError('BET_NOT_OFFERED', `this table does not offer "${type}"`, 'type');
-  }
+  if (limit === undefined)
+    return new BetRejectedError('BET_NOT_OFFERED', `this table does not offer "${type}"`, 'type');
   if (limit.maxRound !== null && roundNumber > limit.maxRound) {
-    throw new BetRejectedError(
+    return new BetRejectedError(
       'BET_PAST_MAX_ROUND',
       `"${type}" is offered up to round ${limit.maxRound} of a shoe; this is round ${roundNumber}`,
       'type',
     );
   }
+  return null;
+}
+
+function validateOne(rules: BettingRules, roundNumber: number, bet: ProposedBet): ValidBet {
+  if (!isBetType(bet.type)) {
+    throw new BetRejectedError('UNKNOWN_BET', `unknown bet type "${bet.type}"`, 'type');
+  }
+  const type = bet.type;
+  const notOffered = notOfferedReason(rules, roundNumber, type);
+  if (notOffered !== null) throw notOffered;
   if (!isValidStake(bet.amount)) {
     throw new BetRejectedError(
       'INVALID_AMOUNT',

@@ -1,5 +1,5 @@
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
-import type { Card } from '@croupier/baccarat';
+import { isBetType, notOfferedReason, type BetRejectionCode, type Card } from '@croupier/baccarat';
 import {
   DomainError,
   parseShoeId,
@@ -46,6 +46,24 @@ export interface BetInput {
   readonly bankerMode?: string | undefined;
   readonly seat?: number | null | undefined;
   readonly betId?: string | undefined;
+}
+
+/** A bet of the previous round a rebet left out: this round does not offer it. */
+export interface DroppedBet {
+  /** The id of the bet in the previous round. */
+  readonly betId: string;
+  readonly type: string;
+  /** What it would have staked now (the multiplier applied), minor units. */
+  readonly amount: number;
+  readonly code: BetRejectionCode;
+  readonly reason: string;
+}
+
+/** What a rebet did: the round with the bets placed, the round repeated, and what it left out. */
+export interface Rebet {
+  readonly round: RoundState;
+  readonly rebetOf: string;
+  readonly dropped: readonly DroppedBet[];
 }
 
 /** The rules a round is played under, from its table's configuration. */
@@ -198,24 +216,51 @@ export class RoundService {
     return this.bets.sweep(pending, graceMs);
   }
 
-  /** Repeats the player's bets of their previous round at this table, once or doubled. */
+  /**
+   * Repeats the player's bets of their previous round at this table, once or doubled. A bet this
+   * round no longer offers (a side bet past its max round) is left out and named in `dropped`;
+   * the others are placed. When none is left, the rebet is refused with the first one's reason.
+   */
   async rebet(
     roundId: string,
     playerId: string,
     multiplier: 1 | 2,
     context: CommandContext,
-  ): Promise<RoundState> {
-    const previous = await this.previousBets(roundId, playerId);
+  ): Promise<Rebet> {
+    const current = await this.getRound(roundId);
+    const previous = await this.previousBets(current, playerId);
     if (previous === null) {
       throw new DomainError(
         'NO_PREVIOUS_BETS',
         `${playerId} has no earlier bets at this table to repeat`,
       );
     }
-    return this.placeBets(
+    const kept: typeof previous.bets = [];
+    const dropped: DroppedBet[] = [];
+    let firstReason: Error | null = null;
+    for (const bet of previous.bets) {
+      const reason =
+        current.rules === null || !isBetType(bet.type)
+          ? null
+          : notOfferedReason(current.rules, current.number, bet.type);
+      if (reason === null) kept.push(bet);
+      else {
+        firstReason ??= reason;
+        dropped.push({
+          betId: bet.betId,
+          type: bet.type,
+          amount: bet.amount * multiplier,
+          code: reason.code,
+          reason: reason.message,
+        });
+      }
+    }
+    // Nothing left to place: refused as placing those bets is (as before any was dropped).
+    if (firstReason !== null && kept.length === 0) throw firstReason;
+    const round = await this.placeBets(
       roundId,
       playerId,
-      previous.bets.map((bet) => ({
+      kept.map((bet) => ({
         type: bet.type,
         amount: bet.amount * multiplier,
         bankerMode: bet.bankerMode ?? undefined,
@@ -225,6 +270,7 @@ export class RoundService {
       context,
       previous.roundId,
     );
+    return { round, rebetOf: previous.roundId, dropped };
   }
 
   async clearBets(roundId: string, playerId: string, context: CommandContext): Promise<RoundState> {
@@ -420,10 +466,9 @@ export class RoundService {
 
   /** The player's bets in their latest earlier round at this table (looking back 100 rounds). */
   private async previousBets(
-    roundId: string,
+    current: RoundState,
     playerId: string,
   ): Promise<{ roundId: string; bets: ReturnType<typeof activeBets> } | null> {
-    const current = await this.getRound(roundId);
     let shoeId = current.shoeId;
     let number = current.number - 1;
     let { shoeNumber } = parseShoeId(shoeId);

@@ -177,6 +177,26 @@ describe('round decider', () => {
     expect(error).toMatchObject({ details: { field: 'amount' } });
   });
 
+  it('takes as many bets in one request as the table offers bets and banker modes', () => {
+    // Four bet types, Banker in two modes: five combinations.
+    const id = (n: number) => `00000000-0000-4000-8000-0000000001${String(n).padStart(2, '0')}`;
+    const five = [
+      { betId: id(1), type: 'player', amount: 100 },
+      { betId: id(2), type: 'banker', amount: 100, bankerMode: 'commission' },
+      { betId: id(3), type: 'banker', amount: 100, bankerMode: 'no_commission' },
+      { betId: id(4), type: 'tie', amount: 100 },
+      { betId: id(5), type: 'lucky_six', amount: 100 },
+    ];
+    const state = spec.stateAfter([opened()]);
+    expect(roundDecider.decide(place(five), state)).toHaveLength(5);
+    const error = spec
+      .given([opened()])
+      .when(place([...five, { betId: id(6), type: 'tie', amount: 100 }]))
+      .thenThrows({ code: 'VALIDATION_ERROR' });
+    expect(error).toMatchObject({ details: { field: 'body.bets' } });
+    expect((error as Error).message).toMatch(/at most 5 bets/);
+  });
+
   it('counts only the same player’s stakes against the limits', () => {
     spec
       .given([opened(), placed(BET_A, 'tie', 900, 'bob')])

@@ -1,4 +1,5 @@
 import {
+  betCombinationsOf,
   evaluateRound,
   InvalidDealError,
   nextCardRecipient,
@@ -412,6 +413,14 @@ function placeBets(
   if (state.status !== 'betting')
     throw new DomainError('BETTING_CLOSED', `betting on round ${state.roundId} is closed`);
   requireFreshBetIds(command, state);
+  const combinations = betCombinationsOf(state.rules!);
+  if (command.bets.length > combinations) {
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `body.bets: at most ${combinations} bets in one request, one for each bet (and banker mode${state.rules!.seats === null ? '' : ', seat'}) this table offers; got ${command.bets.length}`,
+      { field: 'body.bets' },
+    );
+  }
   let valid;
   try {
     valid = validateBets(

@@ -43,6 +43,7 @@ export const ROUND_PROBLEMS = {
   openTable: ['INVALID_TABLE_CONFIG', 'ALREADY_EXISTS'],
   listTables: [],
   getTable: ['TABLE_NOT_FOUND'],
+  paytable: ['TABLE_NOT_FOUND'],
   roads: ['TABLE_NOT_FOUND'],
   closeTable: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
   changeDealer: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],

@@ -1,4 +1,4 @@
-import { parseCard, type Card } from '@croupier/baccarat';
+import { MAX_BET_COMBINATIONS, parseCard, type Card } from '@croupier/baccarat';
 import {
   dealingSchema,
   DomainError,
@@ -19,8 +19,9 @@ import type { RoundService } from '../application/round-service.js';
 import type { RoundState } from '../domain/round.decider.js';
 import type { TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
+import { paytableOf, paytableSchema } from './paytable.js';
 import { ROUND_PROBLEMS } from './problems.js';
-import { roundView, roundViewSchema } from './views.js';
+import { rebetViewSchema, roundView, roundViewSchema } from './views.js';
 
 export interface RoundRoutesDeps {
   readonly rounds: RoundService;
@@ -195,6 +196,32 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
   );
 
+  app.get(
+    '/v1/tables/:tableId/paytable',
+    {
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.paytable },
+      schema: {
+        tags: ['tables'],
+        summary:
+          'Every offered bet: its payouts as players read them, conditions, limits, exact RTP and house edge, and the effective RTP with payouts rounded down, at the minimum and at `stake`',
+        params: tableParams,
+        querystring: z.strictObject({
+          stake: z
+            .string()
+            .regex(/^[1-9][0-9]*$/, 'must be a positive whole number of minor units')
+            .transform(Number)
+            .refine(Number.isSafeInteger, 'must be at most 2^53 - 1 minor units')
+            .optional(),
+        }),
+        response: { 200: paytableSchema },
+      },
+    },
+    async (request) => {
+      const table = await rounds.getTable(request.params.tableId);
+      return paytableOf(table.tableId, table.config!, request.query.stake ?? null);
+    },
+  );
+
   app.post(
     '/v1/tables/:tableId/close',
     {
@@ -310,7 +337,9 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         summary:
           'Place bets; each debits the wallet at once. Each bet carries a betId the client made (a UUID): a double submit is refused with DUPLICATE_BET and changes nothing.',
         params: roundParams,
-        body: z.object({ bets: z.array(betSchema).min(1).max(14) }).strict(),
+        // At most one bet per bet (and banker mode, and seat) any table offers; the round holds a
+        // request to what its own table offers (betCombinationsOf).
+        body: z.object({ bets: z.array(betSchema).min(1).max(MAX_BET_COMBINATIONS) }).strict(),
         response: { 201: roundViewSchema },
       },
     },
@@ -352,21 +381,24 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       config: { roles: ['player'], problems: ROUND_PROBLEMS.rebet },
       schema: {
         tags: ['bets'],
-        summary: 'Repeat your bets of your previous round at this table (x1 or x2)',
+        summary:
+          'Repeat your bets of your previous round at this table (x1 or x2). A bet this round no longer offers (a side bet past its max round) is left out and listed in `dropped`; the others are placed',
         params: roundParams,
         body: z.object({ multiplier: z.union([z.literal(1), z.literal(2)]).default(1) }).strict(),
-        response: { 201: roundViewSchema },
+        response: { 201: rebetViewSchema },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const round = await rounds.rebet(
+      const { round, rebetOf, dropped } = await rounds.rebet(
         request.params.roundId,
         principal.id,
         request.body.multiplier,
         contextOf(request),
       );
-      return reply.status(201).send(roundView(round, principal));
+      return reply
+        .status(201)
+        .send({ ...roundView(round, principal), rebetOf, dropped: [...dropped] });
     },
   );
 

@@ -65,6 +65,22 @@ export const roundViewSchema = z.object({
 });
 export type RoundView = z.infer<typeof roundViewSchema>;
 
+/** A rebet's answer: the round, the round it repeated, and the bets it left out. */
+export const rebetViewSchema = roundViewSchema.extend({
+  rebetOf: z.string().describe('the earlier round whose bets were repeated'),
+  dropped: z
+    .array(
+      z.object({
+        betId: z.string().describe('the bet in the earlier round'),
+        type: z.string(),
+        amount: z.number().int().describe('what it would have staked now, minor units'),
+        code: z.string().describe('why: BET_PAST_MAX_ROUND, BET_NOT_OFFERED'),
+        reason: z.string(),
+      }),
+    )
+    .describe('bets of the earlier round this round no longer offers: not placed'),
+});
+
 /** A round as the API shows it; a player sees only their own bets and settlement lines. */
 export function roundView(state: RoundState, viewer: Principal): RoundView {
   const mine = (playerId: string) => viewer.role !== 'player' || playerId === viewer.id;
