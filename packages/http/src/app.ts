@@ -189,6 +189,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Bodies are JSON or nothing: fastify's built-in text/plain parser would hand a route a string
   // that then fails its schema as a 400; without it any other media type is a 415.
   app.removeContentTypeParser('text/plain');
+  // A command that takes no body (open a round, close betting, confirm) may still be sent with
+  // `content-type: application/json` and nothing after it, as many HTTP clients do: an empty
+  // JSON body is no body. Anything else is parsed by fastify's own parser, unchanged.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (text.length === 0) {
+      done(null, undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
   // Queries are strict: an unknown parameter is a 400 naming it, never silently ignored.
   app.addHook('onRoute', (route) => {
     if (!isApiRoute(route.url)) return;

@@ -31,6 +31,7 @@ describe('the HTTP app every service builds on', () => {
         return { id: request.params.id, by: principalOf(request).id };
       },
     );
+    app.post('/v1/things/:id/close', { config: { roles: ['operator'] } }, () => ({ closed: true }));
     app.get('/v1/crash', { config: { roles: ['operator'] } }, () => {
       throw new Error('secret internals');
     });
@@ -61,6 +62,30 @@ describe('the HTTP app every service builds on', () => {
     const response = await call('/v1/things/abc', { amount: 5 }, 'operator');
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ id: 'abc', by: 'operator-7' });
+  });
+
+  it('takes an empty JSON body as none, on a command that takes no body', async () => {
+    const authorization = `Bearer ${await tokens.issue({ id: 'operator-7', role: 'operator' })}`;
+    const post = (url: string, payload: string, contentType = 'application/json') =>
+      app.inject({
+        method: 'POST',
+        url,
+        payload,
+        headers: { authorization, 'content-type': contentType },
+      });
+    const empty = await post('/v1/things/abc/close', '');
+    expect(empty.statusCode, empty.body).toBe(200);
+    expect(empty.json()).toEqual({ closed: true });
+    expect(
+      (await post('/v1/things/abc/close', '', 'application/json; charset=utf-8')).statusCode,
+    ).toBe(200);
+    // A command with a body still needs it, and bad JSON or a poisoned prototype is still refused.
+    const missing = await post('/v1/things/abc', '');
+    expect(missing.statusCode).toBe(400);
+    expect(missing.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect((await post('/v1/things/abc', '{"amount":')).statusCode).toBe(400);
+    const poisoned = await post('/v1/things/abc', '{"amount":1,"__proto__":{"x":1}}');
+    expect(poisoned.statusCode).toBe(400);
   });
 
   it('answers 401 without a token and 403 for another role, as problem+json', async () => {
