@@ -18,6 +18,20 @@ export interface CommandContext {
   readonly now: () => Date;
 }
 
+/** Where a shoe's cut card is and whether it has come out. */
+export interface CutCardState {
+  /**
+   * The shoe position the cut card sits before (0 is the first card): where it was placed, or,
+   * once out, where it came out (a scanner shoe's dealer reports that).
+   */
+  readonly position: number;
+  /** Cards from the end of the shoe to the cut card (the table's `cutCard` setting, once placed). */
+  readonly cardsFromEnd: number;
+  readonly reached: boolean;
+  /** The round in which it came out; null before. */
+  readonly reachedInRound: number | null;
+}
+
 export interface ShoeSummary {
   readonly shoeId: ShoeId;
   readonly tableId: TableId;
@@ -32,6 +46,8 @@ export interface ShoeSummary {
   readonly roundsDrawn: number;
   /** Set once the cut card is out: the number of the shoe's last round. */
   readonly lastRoundNumber: number | null;
+  /** The shoe's cut card; null for a shoe shuffled for one round, which has none. */
+  readonly cutCard: CutCardState | null;
   readonly commitment: string | null;
 }
 

@@ -31,6 +31,7 @@ const shoe = (overrides: Partial<ShoeSummary> = {}): ShoeSummary => ({
   cardsLeft: 400,
   roundsDrawn: 1,
   lastRoundNumber: null,
+  cutCard: { position: 400, cardsFromEnd: 16, reached: false, reachedInRound: null },
   commitment: 'c'.repeat(64),
   ...overrides,
 });

@@ -21,7 +21,7 @@ import type { TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
 import { paytableOf, paytableSchema } from './paytable.js';
 import { ROUND_PROBLEMS } from './problems.js';
-import { rebetViewSchema, roundView, roundViewSchema } from './views.js';
+import { rebetViewSchema, roundView, roundViewSchema, shoeViewSchema } from './views.js';
 
 export interface RoundRoutesDeps {
   readonly rounds: RoundService;
@@ -458,15 +458,19 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     ROUND_PROBLEMS.resume,
     (id, request) => rounds.resume(id, contextOf(request)),
   );
-  dealerCommand(
-    'cut-card',
-    'The cut card came out (scanner shoes)',
-    ['dealer', 'supervisor'],
-    ROUND_PROBLEMS.reportCutCard,
-    async (id, request) => {
-      await rounds.reportCutCard(id, contextOf(request));
-      return null;
+  app.post(
+    '/v1/rounds/:roundId/cut-card',
+    {
+      config: { roles: ['dealer', 'supervisor'], problems: ROUND_PROBLEMS.reportCutCard },
+      schema: {
+        tags: ['rounds'],
+        summary:
+          "The cut card came out (scanner shoes). Answers the round's shoe, which is what changed: its cut card (where it came out, in which round) and its last round",
+        params: roundParams,
+        response: { 200: shoeViewSchema },
+      },
     },
+    async (request) => rounds.reportCutCard(request.params.roundId, contextOf(request)),
   );
 
   app.post(

@@ -1,4 +1,5 @@
 import { evaluateRound } from '@croupier/baccarat';
+import type { ShoeSummary } from '@croupier/contracts';
 import type { Principal } from '@croupier/http';
 import { z } from 'zod';
 import type { RoundState } from '../domain/round.decider.js';
@@ -132,3 +133,38 @@ export function roundView(state: RoundState, viewer: Principal): RoundView {
           },
   };
 }
+
+/** A shoe as the API shows it (GET /v1/shoes/:shoeId): never what is left in it. */
+export const shoeViewSchema = z.object({
+  shoeId: z.string(),
+  tableId: z.string(),
+  number: z.number().int(),
+  status: z.enum(['awaiting-burn', 'dealing', 'closed']),
+  decks: z.number().int(),
+  cardSource: z.enum(['rng', 'scanner']),
+  shufflePolicy: z.enum(['shoe', 'every-round']),
+  position: z.number().int().describe('the position of the next card'),
+  cardsLeft: z.number().int(),
+  roundsDrawn: z.number().int(),
+  lastRoundNumber: z
+    .number()
+    .int()
+    .nullable()
+    .describe("set once the cut card is out: the shoe's last round"),
+  cutCard: z
+    .object({
+      position: z
+        .number()
+        .int()
+        .describe('the shoe position the cut card sits before: where placed, or where it came out'),
+      cardsFromEnd: z.number().int(),
+      reached: z.boolean(),
+      reachedInRound: z.number().int().nullable(),
+    })
+    .nullable()
+    .describe('null for a shoe shuffled for one round'),
+  commitment: z.string().nullable(),
+});
+
+// The view shows every field of the summary the shoe service answers, and nothing else.
+const _shoeView: (shoe: ShoeSummary) => z.infer<typeof shoeViewSchema> = (shoe) => shoe;

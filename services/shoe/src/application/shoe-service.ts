@@ -10,6 +10,7 @@ import {
   shoeIdOf,
   streams,
   type CommandContext,
+  type CutCardState,
   type DigestEntry,
   type DrawnCard,
   type ShoeEvent,
@@ -40,7 +41,20 @@ export function summarize(state: ShoeState): ShoeSummary {
     cardsLeft: state.decks * 52 - state.position,
     roundsDrawn: state.lastRoundDrawn,
     lastRoundNumber: state.lastRoundNumber,
+    cutCard: cutCardOf(state),
     commitment: state.commitment,
+  };
+}
+
+function cutCardOf(state: ShoeState): CutCardState | null {
+  const reached = state.cutCardReached;
+  const position = reached?.position ?? state.cutCardIndex;
+  if (position === null) return null;
+  return {
+    position,
+    cardsFromEnd: state.decks * 52 - position,
+    reached: reached !== null,
+    reachedInRound: reached?.roundNumber ?? null,
   };
 }
 

@@ -84,6 +84,8 @@ export interface ShoeState {
   readonly rounds: ReadonlyMap<RoundId, ShoeRound>;
   readonly lastRoundDrawn: number;
   readonly lastRoundNumber: number | null;
+  /** Where the cut card came out and in which round; null until it does. */
+  readonly cutCardReached: { readonly position: number; readonly roundNumber: number } | null;
 }
 
 export const initialShoeState = (): ShoeState => ({
@@ -102,6 +104,7 @@ export const initialShoeState = (): ShoeState => ({
   rounds: new Map(),
   lastRoundDrawn: 0,
   lastRoundNumber: null,
+  cutCardReached: null,
 });
 
 const countSeen = (
@@ -170,7 +173,11 @@ export function evolveShoe(state: ShoeState, event: ShoeEvent): ShoeState {
       return { ...state, rounds, seen: countSeen(countSeen(state.seen, previous, -1), card, 1) };
     }
     case 'CutCardReached':
-      return { ...state, lastRoundNumber: event.data.lastRoundNumber };
+      return {
+        ...state,
+        lastRoundNumber: event.data.lastRoundNumber,
+        cutCardReached: { position: event.data.position, roundNumber: event.data.roundNumber },
+      };
     case 'ShoeClosed':
       return { ...state, status: 'closed' };
   }
