@@ -188,7 +188,7 @@ const descriptions = {
   },
   INVALID_DEAL: {
     meaning:
-      'The card or deal breaks the drawing rules or the shoe sequence: a card the round does not need, a card to the wrong hand, a shoe not yet burned.',
+      'The card or deal breaks the drawing rules or the shoe sequence: a card the round does not need, a card to the wrong hand, a shoe not yet burned. Opening the first round of a new scanner shoe creates the shoe and answers this: `shoeId` names the shoe to burn, `hint` the request.',
     example: 'the next card goes to the banker, not the player',
   },
   INVALID_CORRECTION: {

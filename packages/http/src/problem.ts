@@ -24,6 +24,11 @@ export interface Problem {
   readonly errors?: readonly { field: string; message: string }[];
   /** The request that would take the next step, when a refusal names one. */
   readonly hint?: string;
+  /**
+   * The shoe a refusal is about, when it names one: a scanner table's new shoe that must be
+   * burned before its first round (INVALID_DEAL), a shoe still in play (SHOE_NOT_FINISHED).
+   */
+  readonly shoeId?: string;
 }
 
 /**
@@ -62,6 +67,11 @@ export const problemJsonSchema = {
       type: 'string' as const,
       description:
         'The request that would take the next step, when there is one (e.g. `POST /v1/shoes/t1.1/burn`)',
+    },
+    shoeId: {
+      type: 'string' as const,
+      description:
+        'The shoe the refusal is about, when it names one: the new scanner shoe to burn before its first round (`INVALID_DEAL`; opening the round created it), or the shoe still in play (`SHOE_NOT_FINISHED`)',
     },
     errors: {
       type: 'array' as const,
@@ -130,12 +140,17 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
   if (error instanceof DomainError) {
     const field = typeof error.details.field === 'string' ? error.details.field : undefined;
     const hint = typeof error.details.hint === 'string' ? error.details.hint : undefined;
+    const shoeId = typeof error.details.shoeId === 'string' ? error.details.shoeId : undefined;
     const problem = base(
       error.code,
       error.message,
       field === undefined ? undefined : [{ field, message: error.message }],
     );
-    return hint === undefined ? problem : { ...problem, hint };
+    return {
+      ...problem,
+      ...(hint === undefined ? {} : { hint }),
+      ...(shoeId === undefined ? {} : { shoeId }),
+    };
   }
   if (error instanceof BetRejectedError) {
     return base(error.code, error.message, [{ field: error.field, message: error.message }]);

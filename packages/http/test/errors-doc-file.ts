@@ -56,6 +56,7 @@ what was wrong this time and its wording may change. A refused command changes n
 | \`correlationId\` | the request's \`x-correlation-id\` (given, or made up); quote it when reporting a problem |
 | \`errors\` | only when the problem is about fields: \`[{ "field", "message" }]\`, e.g. \`body.bets.0.amount\` |
 | \`hint\` | only when a refusal names the step that would help next: the request for it, e.g. \`POST /v1/shoes/baccarat-1.3/burn\` |
+| \`shoeId\` | only when a refusal is about a shoe: opening the first round of a new scanner shoe answers \`422 INVALID_DEAL\` yet has created the shoe, named here, to burn next (with \`hint\`); \`SHOE_NOT_FINISHED\` names the shoe still in play |
 
 A bet over the table maximum:
 
