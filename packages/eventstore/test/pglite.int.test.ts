@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createEventStore } from '../src/index.js';
 import { eventStoreContract } from './contract.js';
 
@@ -23,4 +24,19 @@ eventStoreContract({
       subscriptions: { lockRetryMs: 200 },
     });
   },
+});
+
+describe('pglite in a directory that does not exist yet', () => {
+  it('creates it and its parents (a first start with DATA_DIR missing)', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'croupier-pglite-'));
+    directories.push(directory);
+    const dataDir = join(directory, 'data', 'eventstore');
+    const store = await createEventStore({ kind: 'pglite', dataDir });
+    try {
+      expect(existsSync(dataDir)).toBe(true);
+      expect(await store.readStream('nothing-here')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
 });

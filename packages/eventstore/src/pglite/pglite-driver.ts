@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { QueryResult, SqlDriver, SqlExecutor, SubscriptionSession } from '../sql/driver.js';
 
@@ -41,6 +42,9 @@ export class PgliteDriver implements SqlDriver {
 
   /** `dataDir`: a directory (created if missing) or `memory://` for a throw-away database. */
   static async open(dataDir: string): Promise<PgliteDriver> {
+    // PGlite makes its own directory but not its parents: a DATA_DIR that does not exist yet
+    // (a first start with the secrets in the environment) would stop the process with ENOENT.
+    if (!/^[a-z]+:\/\//.test(dataDir)) await mkdir(dataDir, { recursive: true });
     return new PgliteDriver(await PGlite.create(dataDir));
   }
 
