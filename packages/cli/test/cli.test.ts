@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { run, type CommandIo } from '../src/index.js';
+import { COMMANDS, run, type CommandIo } from '../src/index.js';
 
 async function croupier(...argv: string[]) {
   let stdout = '';
@@ -154,14 +154,10 @@ describe('croupier roads', () => {
 
 describe('the croupier command', () => {
   it('runs as a process, as `pnpm casino` runs it', async () => {
-    const main = fileURLToPath(new URL('../src/main.ts', import.meta.url));
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
-        '--conditions=@croupier/source',
-        '--import',
-        'tsx',
-        main,
+        fileURLToPath(new URL('../croupier.js', import.meta.url)),
         'analyze',
         '--decks',
         '1',
@@ -170,6 +166,14 @@ describe('the croupier command', () => {
       { cwd: fileURLToPath(new URL('..', import.meta.url)) },
     );
     expect((JSON.parse(stdout) as { decks: number }).decks).toBe(1);
+  });
+
+  it('lists each command with the summary the command itself gives', async () => {
+    for (const entry of COMMANDS) {
+      const command = await entry.load();
+      expect(command.name).toBe(entry.name);
+      expect(command.summary).toBe(entry.summary);
+    }
   });
 
   it('lists its commands and refuses unknown ones', async () => {

@@ -85,7 +85,8 @@ describe('a token from `casino token` on the gateway of the same DATA_DIR', () =
 
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [...NODE_ARGS, 'packages/cli/src/main.ts', 'token', '--role', 'regulator', '--sub', 'me'],
+      // As `pnpm casino token` runs it: the bundled command line, built on first use.
+      ['packages/cli/croupier.js', 'token', '--role', 'regulator', '--sub', 'me'],
       { cwd: ROOT, env },
     );
     const token = stdout.trim();

@@ -45,13 +45,7 @@ async function croupierProcess(env: Record<string, string>, ...argv: string[]) {
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
     execFile(
       process.execPath,
-      [
-        '--conditions=@croupier/source',
-        '--import',
-        'tsx',
-        fileURLToPath(new URL('../src/main.ts', import.meta.url)),
-        ...argv,
-      ],
+      [fileURLToPath(new URL('../croupier.js', import.meta.url)), ...argv],
       { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...inherited, ...env } },
       (error, stdout, stderr) => {
         resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr });

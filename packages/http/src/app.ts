@@ -200,7 +200,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       done(null, undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
   // Queries are strict: an unknown parameter is a 400 naming it, never silently ignored.
   app.addHook('onRoute', (route) => {

@@ -11,8 +11,8 @@ import { build, type Plugin } from 'esbuild';
  * JavaScript bundled once per test process, not through tsx: the tsx loader resolves and compiles
  * every module of the process at each start, about 3 s of CPU for a service against about 1.2 s
  * for the bundle (the distributed e2e run and the chaos test start dozens of them). Production
- * runs compiled JavaScript too (infra/docker/Dockerfile); `pnpm start` and the CLI's own process
- * tests still go through tsx, as the README runs them.
+ * runs compiled JavaScript too (infra/docker/Dockerfile); `pnpm start` still goes through tsx, as
+ * the README runs it, and `pnpm casino` runs the CLI's own bundle (packages/cli/scripts/bundle.js).
  *
  * Only the workspace's TypeScript is bundled. Every package from node_modules stays a separate
  * module, imported by its resolved absolute path (so the bundle runs from a temporary directory

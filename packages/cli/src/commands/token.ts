@@ -1,5 +1,5 @@
 import { ROLES, type Role } from '@croupier/contracts';
-import { ConfigError, tokenPolicy, tokenSecret } from '@croupier/gateway';
+import { ConfigError, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { durationSeconds, TokenAuthority } from '@croupier/http';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';

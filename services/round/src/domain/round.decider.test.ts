@@ -194,7 +194,7 @@ describe('round decider', () => {
       .when(place([...five, { betId: id(6), type: 'tie', amount: 100 }]))
       .thenThrows({ code: 'VALIDATION_ERROR' });
     expect(error).toMatchObject({ details: { field: 'body.bets' } });
-    expect((error as Error).message).toMatch(/at most 5 bets/);
+    expect(error.message).toMatch(/at most 5 bets/);
   });
 
   it('counts only the same player’s stakes against the limits', () => {
