@@ -89,8 +89,8 @@ const sourceFileUrls = {
  * one may yet load a chunk of it.
  */
 export async function bundleCli() {
-  const build_id = `${Date.now().toString(36)}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const outdir = join(BUNDLE_DIR, build_id);
+  const buildId = `${Date.now().toString(36)}-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const outdir = join(BUNDLE_DIR, buildId);
   const result = await build({
     entryPoints: { croupier: join(CLI_DIR, 'src', 'main.ts') },
     absWorkingDir: ROOT,
@@ -115,15 +115,15 @@ export async function bundleCli() {
     ...INSTALL_FILES,
   ])
     inputs[input] = await fingerprint(input);
-  const entry = join(outdir, 'croupier.js');
+  const entry = join(outdir, 'croupier.mjs');
   // Two first calls at once each build their own directory; the last to rename wins.
-  const partial = `${INPUTS_FILE}.${build_id}`;
-  await writeFile(partial, JSON.stringify({ entry: build_id + '/croupier.js', inputs }));
+  const partial = `${INPUTS_FILE}.${buildId}`;
+  await writeFile(partial, JSON.stringify({ entry: buildId + '/croupier.mjs', inputs }));
   await rename(partial, INPUTS_FILE);
   const hourAgo = Date.now() - 3_600_000;
   for (const name of await readdir(BUNDLE_DIR)) {
     const path = join(BUNDLE_DIR, name);
-    if (name === build_id || !(await stat(path)).isDirectory()) continue;
+    if (name === buildId || !(await stat(path)).isDirectory()) continue;
     if ((await stat(path)).mtimeMs < hourAgo) await rm(path, { recursive: true, force: true });
   }
   return entry;
