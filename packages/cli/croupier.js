@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import process from 'node:process';
-import { pathToFileURL, URL } from 'node:url';
+import { fileURLToPath, pathToFileURL, URL } from 'node:url';
 
 const bundleDir = new URL('./dist/bundle/', import.meta.url);
 
@@ -25,7 +25,8 @@ async function freshEntry() {
   const files = Object.entries(built.inputs);
   const now = await Promise.all(files.map(([file]) => fingerprint(file)));
   const fresh = files.every(([, was], index) => was !== null && now[index] === was);
-  return fresh ? new URL(built.entry, bundleDir).href : null;
+  const entry = new URL(built.entry, bundleDir);
+  return fresh && (await fingerprint(fileURLToPath(entry))) !== null ? entry.href : null;
 }
 
 let entry = await freshEntry();

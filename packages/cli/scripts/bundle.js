@@ -113,6 +113,8 @@ export async function bundleCli() {
   for (const input of [
     ...Object.keys(result.metafile.inputs).map((file) => resolve(ROOT, file)),
     ...INSTALL_FILES,
+    // A change to how the bundle is made makes another.
+    fileURLToPath(import.meta.url),
   ])
     inputs[input] = await fingerprint(input);
   const entry = join(outdir, 'croupier.mjs');
