@@ -1,6 +1,6 @@
 import type { RoundOutcome } from './outcome.js';
 
-/** Every bet of rules.md section 3, by its stable id. */
+/** Every bet of docs/rules.md, by its stable id. */
 export const BET_TYPES = [
   'player',
   'banker',
@@ -81,7 +81,7 @@ function luckySixVerdict(outcome: RoundOutcome, twoCards: number, threeCards: nu
 
 const when = (condition: boolean, odds: Odds): BetVerdict => (condition ? winAt(odds) : LOSE);
 
-/** The paytable of rules.md section 3: how a bet of `type` fares in `outcome`. */
+/** The paytable of docs/rules.md: how a bet of `type` fares in `outcome`. */
 export function betVerdict(
   type: BetType,
   outcome: RoundOutcome,

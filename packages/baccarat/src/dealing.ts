@@ -22,7 +22,7 @@ export function playerDraws(playerTotal: number): boolean {
 }
 
 /**
- * Banker rule (rules.md section 2). `playerThirdCard` is the point value of the Player's third
+ * Banker rule (docs/rules.md). `playerThirdCard` is the point value of the Player's third
  * card, or null when the Player stood.
  */
 export function bankerDraws(bankerTotal: number, playerThirdCard: number | null): boolean {

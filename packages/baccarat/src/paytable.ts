@@ -31,7 +31,7 @@ const BONUS_LINES = (side: 'Player' | 'Banker'): PayoutLine[] => [
 ];
 
 /**
- * The payout schedule of a bet (rules.md section 3), line by line: every way it can win or push.
+ * The payout schedule of a bet (docs/rules.md), line by line: every way it can win or push.
  * Anything not listed loses. The same paytable `betVerdict` settles by (a test holds them equal).
  * An accrued-commission table pays the Banker line 1 to 1 and owes the same commission.
  */

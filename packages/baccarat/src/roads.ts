@@ -1,5 +1,5 @@
 /**
- * Scoreboards (rules.md section 7): bead plate, big road and the three derived roads, computed
+ * Scoreboards (docs/rules.md, Scoreboards): bead plate, big road and the three derived roads, computed
  * from a shoe's results. Results are 'B' (Banker), 'P' (Player), 'T' (tie).
  */
 
@@ -138,7 +138,7 @@ export type DerivedRoadName = keyof typeof DERIVED_ROADS;
 
 /**
  * The mark a derived road with offset k gets for the big-road entry at streak c, row r, given
- * the streak lengths L so far; null before the road's first mark. rules.md section 7.
+ * the streak lengths L so far; null before the road's first mark. docs/rules.md (Scoreboards).
  */
 export function derivedMark(
   lengths: readonly number[],

@@ -14,7 +14,7 @@ import {
 import { cardArbitrary, cardsOf } from './arbitraries.js';
 
 /**
- * The Banker table of rules.md section 2, transcribed row by row: for each Banker two-card
+ * The Banker table of docs/rules.md, transcribed row by row: for each Banker two-card
  * total, the Player third-card values on which the Banker draws.
  */
 const BANKER_DRAWS_WHEN_PLAYER_DREW: Record<number, readonly number[]> = {

@@ -105,7 +105,7 @@ describe('big road', () => {
 });
 
 describe('derived roads', () => {
-  // Streak lengths 2, 3, 1, 1, 3; worked by hand from the rules in rules.md section 7.
+  // Streak lengths 2, 3, 1, 1, 3; worked by hand from the rules in docs/rules.md (Scoreboards).
   const sequence = results('BBPPPBPBBB');
 
   it('big eye boy starts at the second entry of the second column', () => {

@@ -110,7 +110,7 @@ const mainBets = (min: number, max: number, tieMax: number) => ({
   tie: limit(min, tieMax, 'tie'),
 });
 
-/** One preset per seed system (rules.md). Amounts are minor units of EUR. */
+/** One preset per seed system (docs/rules.md). Amounts are minor units of EUR. */
 export const PRESETS = {
   /** 000: live baccarat with side bets, both banker modes, burn and cut card, difference limit. */
   live: {

@@ -29,7 +29,7 @@ const DURATION_MS = Number(process.env['DURATION_S'] ?? 30) * 1000;
 const BUS = process.env['BUS'] ?? 'bullmq';
 const CONCURRENCY = process.env['WALLET_CONSUMER_CONCURRENCY'] ?? '16';
 const PLAYERS = 7;
-/** Side bets close at a round of the shoe (rules.md): bet on them only while offered. */
+/** Side bets close at a round of the shoe (docs/rules.md): bet on them only while offered. */
 const PAIR_MAX_ROUND = PRESETS.live.bets.player_pair.maxRound ?? Number.POSITIVE_INFINITY;
 
 const percentile = (values: number[], p: number) => {
