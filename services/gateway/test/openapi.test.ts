@@ -82,6 +82,16 @@ describe("the gateway's OpenAPI document", () => {
     }
   });
 
+  it('documents the paytable: its stake parameter and the effective RTP it answers', () => {
+    const operation = document.paths['/v1/tables/{tableId}/paytable']?.get as
+      (Operation & { parameters?: { name: string; in: string }[] }) | undefined;
+    expect(operation).toBeDefined();
+    expect(operation!.parameters).toContainEqual(
+      expect.objectContaining({ name: 'stake', in: 'query' }),
+    );
+    expect(JSON.stringify(operation!.responses['200'])).toMatch(/effectiveRtp/);
+  });
+
   it('documents every answer the operations really give, in the documented shape', async () => {
     const refusedRole = (roles: readonly Role[]) => ROLES.find((role) => !roles.includes(role))!;
     const checked = new Set<number>();
