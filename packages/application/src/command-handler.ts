@@ -12,6 +12,13 @@ import { LRUCache } from 'lru-cache';
 import { metadataOf, type CommandContext } from './context.js';
 import type { Decider } from './decider.js';
 import { randomId } from './ids.js';
+import {
+  snapshotDigest,
+  SnapshotWriter,
+  type AggregateSnapshots,
+  type SnapshotPolicy,
+  type SnapshotRefusal,
+} from './snapshots.js';
 
 /** A domain event as deciders produce it: a type and its data. */
 export interface DomainEvent {
@@ -34,6 +41,11 @@ export interface Aggregate<Command, Event extends DomainEvent, State> {
    * stored event when it is read back, and each decided event before it is appended.
    */
   readonly parse: (event: Pick<RecordedEvent, 'type' | 'data'>) => Event;
+  /**
+   * Opts the aggregate into snapshots (docs/adr/0025): with a snapshot policy, a stream not cached
+   * is loaded from its last snapshot and the events after it, checked against the hash chain.
+   */
+  readonly snapshot?: AggregateSnapshots<State>;
 }
 
 /** The most commands one append takes (see #drain). */
@@ -55,34 +67,90 @@ export interface Loaded<State> {
   readonly revision: bigint | null;
 }
 
+/** A loaded state and the revision of the stream's last snapshot known (-1n: none). */
+interface Held<State> extends Loaded<State> {
+  readonly snapshotAt: bigint;
+}
+
+interface CacheEntry {
+  readonly state: unknown;
+  readonly revision: bigint;
+  readonly snapshotAt: bigint;
+}
+
+/** What the state caches counted, over all aggregates, since the handler was made. */
+interface CacheCounts {
+  hits: number;
+  misses: number;
+  evictions: number;
+}
+
 /**
  * The last folded state of recently used streams, per store and aggregate. Streams only grow,
  * so a cached state stays true up to its revision: a load reads just the events after it. This
- * keeps a long-lived stream (a player's wallet) as cheap to decide on as a new one.
+ * keeps a long-lived stream (a player's wallet) as cheap to decide on as a new one. Bounded:
+ * at most `capacity` streams, the least recently used evicted first.
  */
 class StateCache {
   /** `lru-cache` keeps the recency order (ADR 0018); null when the cache size is 0. */
-  private readonly entries: LRUCache<string, { state: unknown; revision: bigint }> | null;
+  private readonly entries: LRUCache<string, CacheEntry> | null;
 
-  constructor(capacity: number) {
-    this.entries = capacity === 0 ? null : new LRUCache({ max: capacity });
+  constructor(
+    capacity: number,
+    private readonly counts: CacheCounts,
+  ) {
+    this.entries =
+      capacity === 0
+        ? null
+        : new LRUCache({
+            max: capacity,
+            dispose: (_value, _key, reason) => {
+              if (reason === 'evict') counts.evictions++;
+            },
+          });
   }
 
   get size(): number {
     return this.entries?.size ?? 0;
   }
 
-  get(key: string): { state: unknown; revision: bigint } | undefined {
-    return this.entries?.get(key);
+  get(key: string): CacheEntry | undefined {
+    const entry = this.entries?.get(key);
+    if (entry === undefined) this.counts.misses++;
+    else this.counts.hits++;
+    return entry;
   }
 
   /** Keeps the state unless one of a later revision is held already (a slower reader's). */
-  set(key: string, state: unknown, revision: bigint): void {
+  set(key: string, state: unknown, revision: bigint, snapshotAt: bigint): void {
     if (this.entries === null) return;
     const current = this.entries.peek(key);
     if (current !== undefined && current.revision >= revision) return;
-    this.entries.set(key, { state, revision });
+    this.entries.set(key, { state, revision, snapshotAt });
   }
+}
+
+/** The handler's state cache and snapshots, as counted since it was made (for metrics). */
+export interface CommandHandlerStats {
+  readonly cache: {
+    /** Streams held now, over all aggregates. */
+    readonly size: number;
+    /** The most held per aggregate. */
+    readonly capacity: number;
+    readonly hits: number;
+    readonly misses: number;
+    /** Streams dropped to make room (least recently used first). */
+    readonly evictions: number;
+  };
+  readonly snapshots: {
+    /** Loads that started from a snapshot. */
+    readonly used: number;
+    /** Snapshots found and refused, by reason (the load read the stream whole). */
+    readonly refused: Readonly<Record<SnapshotRefusal['reason'], number>>;
+    readonly written: number;
+    /** Snapshots that could not be read or written. */
+    readonly failures: number;
+  };
 }
 
 export interface RetryPolicy {
@@ -105,6 +173,11 @@ export interface CommandHandlerOptions {
    * for it before a read, so the process reads its own writes (docs/adr/0023).
    */
   readonly onAppended?: (position: bigint) => void;
+  /**
+   * Snapshots of the aggregates that opt in (`Aggregate.snapshot`), docs/adr/0025. Without it,
+   * a stream not cached is read whole.
+   */
+  readonly snapshots?: SnapshotPolicy;
 }
 
 export const DEFAULT_RETRY: RetryPolicy = {
@@ -155,6 +228,17 @@ export class CommandHandler {
   readonly #retry: RetryPolicy;
   readonly #cacheSize: number;
   readonly #onAppended: ((position: bigint) => void) | undefined;
+  readonly #cacheCounts: CacheCounts = { hits: 0, misses: 0, evictions: 0 };
+  readonly #snapshots: SnapshotPolicy | null;
+  readonly #snapshotWriter: SnapshotWriter | null;
+  #snapshotsUsed = 0;
+  #snapshotReadFailures = 0;
+  readonly #snapshotsRefused: Record<SnapshotRefusal['reason'], number> = {
+    'schema-version': 0,
+    digest: 0,
+    chain: 0,
+    decode: 0,
+  };
 
   constructor(
     readonly store: EventStore,
@@ -163,6 +247,14 @@ export class CommandHandler {
     this.#retry = options.retry ?? DEFAULT_RETRY;
     this.#cacheSize = options.cacheSize ?? 20_000;
     this.#onAppended = options.onAppended;
+    this.#snapshots = options.snapshots ?? null;
+    this.#snapshotWriter =
+      this.#snapshots === null ? null : new SnapshotWriter(store, this.#snapshots);
+    if (
+      this.#snapshots !== null &&
+      (!Number.isInteger(this.#snapshots.every) || this.#snapshots.every < 1)
+    )
+      throw new RangeError('snapshots.every must be a positive integer');
     if (!Number.isInteger(this.#retry.maxAttempts) || this.#retry.maxAttempts < 1)
       throw new RangeError('retry.maxAttempts must be a positive integer');
     if (!Number.isInteger(this.#cacheSize) || this.#cacheSize < 0)
@@ -176,12 +268,31 @@ export class CommandHandler {
     return held;
   }
 
+  /** The state cache's and the snapshots' counters, for metrics. */
+  stats(): CommandHandlerStats {
+    const writer = this.#snapshotWriter;
+    return {
+      cache: { size: this.cachedStates, capacity: this.#cacheSize, ...this.#cacheCounts },
+      snapshots: {
+        used: this.#snapshotsUsed,
+        refused: { ...this.#snapshotsRefused },
+        written: writer?.written ?? 0,
+        failures: (writer?.failures ?? 0) + this.#snapshotReadFailures,
+      },
+    };
+  }
+
+  /** Resolves once every snapshot queued so far is written (tests, shutdown). */
+  flushSnapshots(): Promise<void> {
+    return this.#snapshotWriter?.flush() ?? Promise.resolve();
+  }
+
   /**
    * The state this process last saw of a stream, with no read: what a command decides on first.
    * The append's expected version then checks it is still the stream's head.
    */
-  #cached<State>(aggregate: object, stream: string): Loaded<State> | undefined {
-    return this.#cacheOf(aggregate).get(stream) as Loaded<State> | undefined;
+  #cached<State>(aggregate: object, stream: string): Held<State> | undefined {
+    return this.#cacheOf(aggregate).get(stream) as Held<State> | undefined;
   }
 
   /**
@@ -208,23 +319,135 @@ export class CommandHandler {
     return question((await this.load(aggregate, stream)).state);
   }
 
-  /** Reads a stream and folds it through the decider (from the last state seen, when cached). */
+  /**
+   * Reads a stream and folds it through the decider: from the last state seen when cached, else
+   * from the stream's last snapshot when the aggregate takes them, else from the first event.
+   */
   async load<Command, Event extends DomainEvent, State>(
     aggregate: Aggregate<Command, Event, State>,
     stream: string,
   ): Promise<Loaded<State>> {
+    const { state, revision } = await this.#load(aggregate, stream);
+    return { state, revision };
+  }
+
+  async #load<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+  ): Promise<Held<State>> {
     const cache = this.#cacheOf(aggregate);
     // Entries are keyed by aggregate: a cached state is this decider's state.
-    const cached = cache.get(stream) as { state: State; revision: bigint } | undefined;
+    const start =
+      (cache.get(stream) as Held<State> | undefined) ??
+      (await this.#fromSnapshot(aggregate, stream));
     const recorded = await this.store.readStream(
       stream,
-      cached === undefined ? {} : { from: cached.revision + 1n },
+      start?.revision == null ? {} : { from: start.revision + 1n },
     );
-    let state = cached?.state ?? aggregate.decider.initialState();
+    let state = start?.state ?? aggregate.decider.initialState();
     for (const event of recorded) state = aggregate.decider.evolve(state, aggregate.parse(event));
-    const revision = recorded.at(-1)?.revision ?? cached?.revision ?? null;
-    if (revision !== null) cache.set(stream, state, revision);
-    return { state, revision };
+    const revision = recorded.at(-1)?.revision ?? start?.revision ?? null;
+    const held = { state, revision, snapshotAt: start?.snapshotAt ?? -1n };
+    if (revision !== null) {
+      const snapshotAt = this.#maybeSnapshot(
+        aggregate,
+        stream,
+        held,
+        recorded.at(-1)?.metadata['hash'],
+      );
+      cache.set(stream, state, revision, snapshotAt);
+      return { ...held, snapshotAt };
+    }
+    return held;
+  }
+
+  /**
+   * The stream's last snapshot, if the aggregate takes them and it agrees with the stream: the
+   * event at its revision must still be stored with the hash it recorded, its digest must match
+   * (an HMAC under the policy's key) and its version the aggregate's. Otherwise it is reported
+   * and the stream is read whole. Costs one query, and the read of the events after it starts
+   * at the snapshot's own event, which it checks.
+   */
+  async #fromSnapshot<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+  ): Promise<Held<State> | undefined> {
+    const policy = this.#snapshots;
+    const encoding = aggregate.snapshot;
+    if (policy === null || encoding === undefined) return undefined;
+    let snapshot;
+    try {
+      snapshot = await policy.storage.latest(stream, aggregate.name);
+    } catch (error) {
+      this.#snapshotReadFailures++;
+      policy.onError?.(error);
+      return undefined;
+    }
+    if (snapshot === undefined) return undefined;
+    const refuse = (reason: SnapshotRefusal['reason'], detail: string): undefined => {
+      this.#snapshotsRefused[reason]++;
+      policy.onRefused?.({
+        stream,
+        aggregate: aggregate.name,
+        revision: snapshot.revision,
+        reason,
+        detail,
+      });
+      return undefined;
+    };
+    if (snapshot.schemaVersion !== encoding.version)
+      return refuse(
+        'schema-version',
+        `taken by version ${snapshot.schemaVersion} of the ${aggregate.name} snapshot, not ${encoding.version}`,
+      );
+    if (snapshotDigest(policy.key, snapshot) !== snapshot.digest)
+      return refuse('digest', 'the digest does not match the snapshot: it was changed');
+    const [event] = await this.store.readStream(stream, { from: snapshot.revision, limit: 1 });
+    if (event?.revision !== snapshot.revision)
+      return refuse('chain', `the stream holds no event at revision ${snapshot.revision}`);
+    if (event.metadata['hash'] !== snapshot.eventHash)
+      return refuse(
+        'chain',
+        `the event at revision ${snapshot.revision} has another hash than the snapshot recorded`,
+      );
+    let state: State;
+    try {
+      state = encoding.decode(snapshot.state);
+    } catch (error) {
+      return refuse('decode', error instanceof Error ? error.message : String(error));
+    }
+    this.#snapshotsUsed++;
+    return { state, revision: snapshot.revision, snapshotAt: snapshot.revision };
+  }
+
+  /**
+   * Queues a snapshot of the stream when it has moved `every` events past its last one (the
+   * write happens off the command path); answers the revision of the last snapshot now known.
+   */
+  #maybeSnapshot<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    stream: string,
+    held: Held<State>,
+    eventHash?: unknown,
+  ): bigint {
+    const policy = this.#snapshots;
+    const encoding = aggregate.snapshot;
+    if (
+      policy === null ||
+      encoding === undefined ||
+      held.revision === null ||
+      held.revision - held.snapshotAt < BigInt(policy.every)
+    )
+      return held.snapshotAt;
+    this.#snapshotWriter!.queue({
+      stream,
+      aggregate: aggregate.name,
+      schemaVersion: encoding.version,
+      revision: held.revision,
+      state: encoding.encode(held.state),
+      eventHash: typeof eventHash === 'string' ? eventHash : undefined,
+    });
+    return held.revision;
   }
 
   /** Decides `command` on the stream's current state and appends what it decided. */
@@ -256,7 +479,7 @@ export class CommandHandler {
   #cacheOf(aggregate: object): StateCache {
     let cache = this.#caches.get(aggregate);
     if (cache === undefined) {
-      cache = new StateCache(this.#cacheSize);
+      cache = new StateCache(this.#cacheSize, this.#cacheCounts);
       this.#caches.set(aggregate, cache);
     }
     return cache;
@@ -322,7 +545,7 @@ export class CommandHandler {
     const cached =
       this.#cached<unknown>(aggregate, stream) ??
       (batch[0]!.options.expectNew === true
-        ? { state: aggregate.decider.initialState(), revision: null }
+        ? { state: aggregate.decider.initialState(), revision: null, snapshotAt: -1n }
         : undefined);
     if (cached === undefined) {
       // Nothing seen of the stream: the first command reads it, the rest batch after it.
@@ -376,7 +599,12 @@ export class CommandHandler {
       if (result === null || result.idempotent) {
         alone.unshift(...taken.map((t) => t.queued));
       } else {
-        this.#cacheOf(aggregate).set(stream, state, result.revision);
+        const snapshotAt = this.#maybeSnapshot(aggregate, stream, {
+          state,
+          revision: result.revision,
+          snapshotAt: cached.snapshotAt,
+        });
+        this.#cacheOf(aggregate).set(stream, state, result.revision, snapshotAt);
         let appended = 0;
         for (const { queued, events, state: after } of taken) {
           appended += events.length;
@@ -435,10 +663,10 @@ export class CommandHandler {
         attempt === 1
           ? (this.#cached<State>(aggregate, stream) ??
             (options.expectNew === true
-              ? { state: aggregate.decider.initialState(), revision: null }
+              ? { state: aggregate.decider.initialState(), revision: null, snapshotAt: -1n }
               : undefined))
           : undefined;
-      const loaded = cached ?? (await this.load(aggregate, stream));
+      const loaded = cached ?? (await this.#load(aggregate, stream));
       let events: readonly Event[];
       try {
         const resolved =
@@ -477,7 +705,12 @@ export class CommandHandler {
         }
         let state = loaded.state;
         for (const event of events) state = aggregate.decider.evolve(state, event);
-        this.#cacheOf(aggregate).set(stream, state, result.revision);
+        const snapshotAt = this.#maybeSnapshot(aggregate, stream, {
+          state,
+          revision: result.revision,
+          snapshotAt: loaded.snapshotAt,
+        });
+        this.#cacheOf(aggregate).set(stream, state, result.revision, snapshotAt);
         return { events, state, revision: result.revision, position: result.position };
       } catch (error) {
         if (error instanceof DuplicateEventIdError) {

@@ -68,3 +68,7 @@ export {
   openProjectionStorage,
   type ProjectionDatabase,
 } from './projections/open-projection-storage.js';
+export type { Snapshot, SnapshotStorage } from './snapshots/snapshot-storage.js';
+export { MemorySnapshotStorage } from './snapshots/memory-snapshot-storage.js';
+export { SNAPSHOT_MIGRATIONS, SqlSnapshotStorage } from './snapshots/sql-snapshot-storage.js';
+export { openSnapshotStorage } from './snapshots/open-snapshot-storage.js';

@@ -1,4 +1,5 @@
 export * from './domain/wallet.decider.js';
+export * from './domain/wallet.snapshot.js';
 export * from './http/routes.js';
 export * from './application/wallet-service.js';
 export * from './application/settlement-consumer.js';

@@ -24,6 +24,7 @@ import {
 import { EventEmitter } from 'node:events';
 import { MemoryProjectionStorage } from '../projections/memory-projection-storage.js';
 import type { ProjectionStorage } from '../projections/projection-storage.js';
+import { MemorySnapshotStorage } from '../snapshots/memory-snapshot-storage.js';
 import { MEMORY_SUBSCRIPTION_TUNING, MemoryConsumers } from './memory-consumers.js';
 import { MemoryLog } from './memory-log.js';
 
@@ -43,6 +44,7 @@ export class MemoryEventStore implements EventStore {
   readonly #subscriptions = new RunningSubscriptions(MEMORY_SUBSCRIPTION_TUNING);
   readonly #appended = new EventEmitter().setMaxListeners(0);
   #projections: MemoryProjectionStorage | null = null;
+  #snapshots: MemorySnapshotStorage | null = null;
   #closed = false;
 
   async append(
@@ -96,6 +98,12 @@ export class MemoryEventStore implements EventStore {
   openProjectionStorage(): Promise<ProjectionStorage> {
     this.#projections ??= new MemoryProjectionStorage(this.#appended);
     return Promise.resolve(this.#projections);
+  }
+
+  /** Aggregate snapshots beside this log (in memory too): one per store. */
+  openSnapshotStorage(): Promise<MemorySnapshotStorage> {
+    this.#snapshots ??= new MemorySnapshotStorage();
+    return Promise.resolve(this.#snapshots);
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {

@@ -31,6 +31,8 @@ import {
 import { migrate } from './migrations.js';
 import { SqlProjectionStorage } from '../projections/sql-projection-storage.js';
 import type { ProjectionStorage } from '../projections/projection-storage.js';
+import { SqlSnapshotStorage } from '../snapshots/sql-snapshot-storage.js';
+import type { SnapshotStorage } from '../snapshots/snapshot-storage.js';
 import { toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type Statements } from './statements.js';
 import {
@@ -157,6 +159,15 @@ export class SqlEventStore implements EventStore {
       schema: this.#schema,
       appended: this.#appended,
     });
+  }
+
+  /**
+   * Aggregate snapshots in this store's database (docs/adr/0025), on the store's connections:
+   * the table is migrated on first use; closing the store closes it.
+   */
+  async openSnapshotStorage(): Promise<SnapshotStorage> {
+    this.#assertOpen();
+    return SqlSnapshotStorage.open(this.#driver, { schema: this.#schema });
   }
 
   async verifyStream(stream: string): Promise<StreamVerification> {

@@ -16,12 +16,15 @@ import {
   type WalletCommand,
   type WalletState,
 } from '../domain/wallet.decider.js';
+import { walletSnapshots } from '../domain/wallet.snapshot.js';
 
 export const walletAggregate: Aggregate<WalletCommand, WalletEvent, WalletState> = {
   name: 'wallet',
   writes: eventTypesOf(walletEventSchema),
   decider: walletDecider,
   parse: (recorded) => walletEventSchema.parse({ type: recorded.type, data: recorded.data }),
+  // A wallet stream only grows: a process that has not cached it starts from its last snapshot.
+  snapshot: walletSnapshots,
 };
 
 /** Each wallet event names the fact it records, so a retried step never records it twice. */
