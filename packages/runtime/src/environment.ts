@@ -73,6 +73,19 @@ export const baseEnvironmentShape = {
   HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(100, 72_000),
   /** The most bytes of request line and headers; more answers 431. */
   HTTP_MAX_HEADER_SIZE: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
+  /**
+   * Folded stream states the command handler keeps per aggregate, least recently used out first
+   * (ADR 0020): a held stream is decided on with no read. 0 keeps none.
+   */
+  STATE_CACHE_SIZE: z.coerce.number().int().min(0).max(10_000_000).default(20_000),
+  /**
+   * A snapshot of a stream of an aggregate that takes them (the wallet) every this many events,
+   * so a stream not cached is loaded from it and the events after it (ADR 0025). 0: none taken
+   * or read.
+   */
+  SNAPSHOT_EVERY: z.coerce.number().int().min(0).max(1_000_000).default(100),
+  /** Secret the snapshots' HMAC key is derived from; default: derived from JWT_SECRET. */
+  SNAPSHOT_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
 } as const;
 
 export class ConfigError extends Error {

@@ -5,3 +5,4 @@ export * from './service-app.js';
 export * from './security-log.js';
 export * from './metrics/index.js';
 export * from './read-models.js';
+export * from './commands.js';

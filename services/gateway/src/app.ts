@@ -28,6 +28,7 @@ export async function buildApp(
       store: system.store,
       subscriptions: () => system.runningSubscriptions,
       projections: system.projectionMetrics,
+      commands: () => system.commands,
     });
   const failedLogins = new FailedLoginLog(system.store, {
     windowMs: system.config.FAILED_LOGIN_WINDOW_MS,

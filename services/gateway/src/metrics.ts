@@ -1,6 +1,13 @@
-import { openProjectionStorage, type EventStore, type Subscription } from '@croupier/eventstore';
+import type { CommandHandler } from '@croupier/application';
+import {
+  openProjectionStorage,
+  openSnapshotStorage,
+  type EventStore,
+  type Subscription,
+} from '@croupier/eventstore';
 import { BET_ROUTES } from '@croupier/round';
 import {
+  CommandMetrics,
   LogMetrics,
   RefusedBets,
   SubscriptionMetrics,
@@ -42,8 +49,11 @@ export function timedAppends(store: EventStore, registry: Registry): EventStore 
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),
   };
-  // The read models live beside the log of the store it wraps (ADR 0023).
-  return Object.assign(timed, { openProjectionStorage: () => openProjectionStorage(store) });
+  // The read models and the snapshots live beside the log of the store it wraps (ADR 0023, 0025).
+  return Object.assign(timed, {
+    openProjectionStorage: () => openProjectionStorage(store),
+    openSnapshotStorage: () => openSnapshotStorage(store),
+  });
 }
 
 export interface GatewayMetricsSources {
@@ -52,6 +62,8 @@ export interface GatewayMetricsSources {
   readonly subscriptions: () => readonly Subscription[];
   /** The durable read models' metrics (ADR 0023), registered on this registry too. */
   readonly projections?: ProjectionMetrics;
+  /** The command handler whose state cache and snapshots are measured (ADR 0020, 0025). */
+  readonly commands?: () => CommandHandler | null;
 }
 
 /**
@@ -76,6 +88,7 @@ export class GatewayMetrics {
     this.onProblem = new RefusedBets(registry, Object.values(BET_ROUTES)).onProblem;
     this.projections = sources.projections ?? null;
     this.projections?.registerOn(registry);
+    if (sources.commands !== undefined) new CommandMetrics(registry, sources.commands);
   }
 
   /** Brings the gauges and log-derived counters up to date: call before each scrape. */

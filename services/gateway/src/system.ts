@@ -1,11 +1,11 @@
-import {
-  CommandHandler,
-  DEFAULT_RETRY,
-  ProjectionRunner,
-  systemContext,
-} from '@croupier/application';
+import { type CommandHandler, ProjectionRunner, systemContext } from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
-import type { EventStore, ProjectionStorage, Subscription } from '@croupier/eventstore';
+import type {
+  EventStore,
+  ProjectionStorage,
+  SnapshotStorage,
+  Subscription,
+} from '@croupier/eventstore';
 import type { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
@@ -23,7 +23,10 @@ import {
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
 import {
+  commandHandlerOf,
   openReadModelStorage,
+  openSnapshots,
+  type ProcessCommands,
   openStore as openConfiguredStore,
   ProjectionMetrics,
   readModelRunner,
@@ -67,6 +70,8 @@ export class System {
   /** Gauges and counters of the read models; `GatewayMetrics` registers them. */
   readonly projectionMetrics = new ProjectionMetrics();
   readonly commands: CommandHandler;
+  /** The handler with its snapshot storage, closed at stop. */
+  private readonly processCommands: ProcessCommands;
   readonly shoes: ShoeService;
   readonly wallets: WalletService;
   readonly rounds: RoundService;
@@ -91,6 +96,7 @@ export class System {
     private readonly logger: FastifyBaseLogger,
     private readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
+    snapshots: SnapshotStorage | null,
   ) {
     this.readModels = readModelRunner(
       store,
@@ -106,15 +112,13 @@ export class System {
     this.significantEvents = this.readModels.register(new SignificantEventIndex(documents));
     this.commissionLedger = this.readModels.register(new CommissionLedger(documents));
     this.pending = this.readModels.register(new PendingDebits(documents));
-    // Every service of the process decides through one handler: one state cache, and commands on
-    // one stream queued one after another across services (ADR 0007).
-    this.commands = new CommandHandler(store, {
-      retry: DEFAULT_RETRY,
-      cacheSize: 20_000,
-      onAppended: (position) => {
-        this.readModels.noteAppended(position);
-      },
+    // Every service of the process decides through one handler: one state cache (bounded,
+    // STATE_CACHE_SIZE), snapshots (SNAPSHOT_EVERY, ADR 0025), and commands on one stream queued
+    // one after another across services (ADR 0007).
+    this.processCommands = commandHandlerOf(config, store, snapshots, logger, (position) => {
+      this.readModels.noteAppended(position);
     });
+    this.commands = this.processCommands.commands;
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
     this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
     this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
@@ -144,7 +148,8 @@ export class System {
         },
       });
     const storage = await openReadModelStorage(options.config, store, 'gateway');
-    return new System(options.config, store, bus, options.logger, options, storage);
+    const snapshots = await openSnapshots(options.config, store, 'gateway');
+    return new System(options.config, store, bus, options.logger, options, storage, snapshots);
   }
 
   async start(): Promise<void> {
@@ -240,6 +245,7 @@ export class System {
     await this.readModels.stop();
     await this.bus.close();
     await this.readModels.storage.close();
+    await this.processCommands.close();
     if (this.options.store === undefined) await this.store.close();
   }
 

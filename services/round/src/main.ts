@@ -1,14 +1,15 @@
-import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
+  commandHandlerOf,
+  CommandMetrics,
   createServiceApp,
   LogMetrics,
   openReadModelStorage,
   openStore,
+  parseEnvironment,
   ProjectionMetrics,
   readModelRunner,
-  parseEnvironment,
   RefusedBets,
   runProcess,
   syncReadModels,
@@ -51,14 +52,12 @@ await runProcess('round', async (logger) => {
   const board = readModels.register(new TableBoard(readModels.storage));
   const pending = readModels.register(new PendingDebits(readModels.storage));
   await readModels.start();
-  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, {
-    retry: DEFAULT_RETRY,
-    cacheSize: 20_000,
-    onAppended: (position) => {
-      readModels.noteAppended(position);
-    },
+  // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007).
+  // No aggregate of this process takes snapshots (the wallet's are the wallet service's).
+  const { commands } = commandHandlerOf(config, store, null, logger, (position) => {
+    readModels.noteAppended(position);
   });
+  new CommandMetrics(registry, () => commands);
   // Its calls to the shoe and wallet services carry a service token renewed before it expires
   // (SERVICE_TOKEN_MAX_LIFETIME): the process outlives any one token.
   const credentials = new ServiceTokens(tokenAuthorityOf(config), 'round-service');

@@ -1,6 +1,7 @@
-import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
+  commandHandlerOf,
+  CommandMetrics,
   createServiceApp,
   openStore,
   parseEnvironment,
@@ -29,8 +30,9 @@ await runProcess('settlement', async (logger) => {
     process.env,
   );
   const store = await openStore(config, 'settlement');
-  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+  // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007);
+  // no aggregate of this process takes snapshots.
+  const { commands } = commandHandlerOf(config, store, null, logger);
   const bus = createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const report = (name: string) => (error: unknown) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');
@@ -41,6 +43,7 @@ await runProcess('settlement', async (logger) => {
     startOutbox(store, bus, report('settlement-outbox'), settling),
   ];
   const registry = new Registry();
+  new CommandMetrics(registry, () => commands);
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions, {
     outbox: OUTBOX_SUBSCRIPTION,
   });

@@ -1,5 +1,10 @@
-import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
-import { createServiceApp, openStore, parseEnvironment, runProcess } from '@croupier/runtime';
+import {
+  commandHandlerOf,
+  createServiceApp,
+  openStore,
+  parseEnvironment,
+  runProcess,
+} from '@croupier/runtime';
 import { z } from 'zod';
 import { SeedVault } from './application/seed-vault.js';
 import { ShoeService } from './application/shoe-service.js';
@@ -14,8 +19,9 @@ await runProcess('shoe', async (logger) => {
     ['JWT_SECRET', 'SHOE_SEED_KEY'],
   );
   const store = await openStore(config, 'shoe');
-  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, { retry: DEFAULT_RETRY, cacheSize: 20_000 });
+  // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007);
+  // no aggregate of this process takes snapshots.
+  const { commands } = commandHandlerOf(config, store, null, logger);
   const shoes = new ShoeService(commands, new SeedVault(config.SHOE_SEED_KEY!));
   const app = await createServiceApp({
     title: 'Croupier shoe service',

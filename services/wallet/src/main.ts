@@ -1,7 +1,9 @@
-import { CommandHandler, DEFAULT_RETRY } from '@croupier/application';
 import { createSettlementBus } from '@croupier/messaging';
 import {
+  CommandMetrics,
+  commandHandlerOf,
   createServiceApp,
+  openSnapshots,
   openReadModelStorage,
   openStore,
   ProjectionMetrics,
@@ -46,14 +48,19 @@ await runProcess('wallet', async (logger) => {
   );
   const ledger = readModels.register(new CommissionLedger(readModels.storage));
   await readModels.start();
-  // Commands of this process: one handler, its retry policy and state cache (ADR 0007).
-  const commands = new CommandHandler(store, {
-    retry: DEFAULT_RETRY,
-    cacheSize: 20_000,
-    onAppended: (position) => {
+  // Commands of this process: one handler, its retry policy, its bounded state cache (ADR 0007)
+  // and the wallets' snapshots (ADR 0025).
+  const processCommands = commandHandlerOf(
+    config,
+    store,
+    await openSnapshots(config, store, 'wallet'),
+    logger,
+    (position) => {
       readModels.noteAppended(position);
     },
-  });
+  );
+  const commands = processCommands.commands;
+  new CommandMetrics(registry, () => commands);
   const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
   const consuming = config.WALLET_CONSUMER_CONCURRENCY > 0;
   const bus =
@@ -101,6 +108,7 @@ await runProcess('wallet', async (logger) => {
       await consumer?.close();
       await collector.stop();
       await readModels.stop();
+      await processCommands.close();
       await bus?.close();
       await readModels.storage.close();
       await store.close();

@@ -2,3 +2,4 @@ export * from './log-metrics.js';
 export * from './subscription-metrics.js';
 export * from './refused-bets.js';
 export * from './projection-metrics.js';
+export * from './command-metrics.js';
