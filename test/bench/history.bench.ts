@@ -122,7 +122,8 @@ for (const size of SIZES) {
     path: string,
     body?: unknown,
   ) => {
-    const response = await remote.call(gateway.url, method, path, as, body);
+    // A bet on a wallet read whole (no snapshot yet) takes seconds on a loaded machine.
+    const response = await remote.call(gateway.url, method, path, as, body, 600_000);
     if (response.status >= 400)
       throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
     return response.body;

@@ -28,6 +28,7 @@ export class Remote {
     path: string,
     as: { role: Role; sub: string },
     body?: unknown,
+    timeoutMs = 10_000,
   ): Promise<{ status: number; body: T; headers: Headers }> {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -36,7 +37,7 @@ export class Remote {
         'x-correlation-id': randomUUID(),
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
-      signal: AbortSignal.timeout(10_000),
+      signal: AbortSignal.timeout(timeoutMs),
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await response.text();
