@@ -12,6 +12,9 @@
  * - `coldBetP50Ms`/`coldBetP99Ms`: placing a bet for the whale while the gateway does not hold its
  *   wallet (STATE_CACHE_SIZE=1: a filler player's bet in between evicts it). `firstColdBetMs` is
  *   the whale's first bet after generation, before any snapshot of its stream existed.
+ * `warmBetP50Ms` is the filler's bets in between (its wallet held): the bet path's own cost on
+ * this machine. `coldLoadFromSnapshotMs`/`fullLoadMs`: the whale's wallet loaded in the bench
+ * process by a handler holding nothing, from its snapshot and read whole: the decision alone.
  * The subscriptions' checkpoints are set to the end of the generated log (a live system's
  * reactors are caught up too), and the notary is off (CHECKPOINT_INTERVAL_MS=0).
  * Env: HISTORY_EVENTS, WHALE_EVENTS, SAMPLES (default 200 GETs, 60 cold bets), DATABASE_URL.
@@ -21,7 +24,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEventStore, encodePosition } from '@croupier/eventstore';
+import { hkdfSync } from 'node:crypto';
+import { CommandHandler } from '@croupier/application';
+import { createEventStore, encodePosition, openSnapshotStorage } from '@croupier/eventstore';
+import { walletAggregate } from '@croupier/wallet';
 import { freePort, nodeEntryArgs, withClient } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
@@ -61,159 +67,210 @@ note(`template: ${template.length} events`);
 
 for (const size of SIZES) {
   const database = await ownDatabase('history');
-  const store = await createEventStore({
-    kind: 'postgres',
-    connectionString: database.connectionString,
-    schema: SCHEMA,
-    maxConnections: 8,
-  });
-  // Generate: clones until the history holds `size` events, workers in parallel.
-  const generationStarted = performance.now();
-  let written = 0;
-  let clones = 0;
-  await Promise.all(
-    Array.from({ length: WORKERS }, async (_, worker) => {
-      const revisions = new Map<string, bigint>();
-      while (written < size) {
-        const clone = clones++;
-        written += template.length;
-        await writeClone(store, template, { clone, worker }, revisions);
-      }
-    }),
-  );
-  const roundIds = Array.from({ length: clones }, (_, c) => `h${c}.1.1`);
-  await writeWhale(store, WHALE, WHALE_EVENTS, roundIds);
-  const generationSeconds = (performance.now() - generationStarted) / 1000;
-  const total = written + WHALE_EVENTS;
-  note(`${size}: ${total} events in ${generationSeconds.toFixed(0)} s (${clones} tables)`);
-  await caughtUpSubscriptions(database.connectionString);
-  await store.close();
-
-  const logFile = join(mkdtempSync(join(tmpdir(), 'croupier-history-')), 'gateway.log');
-  const env = {
-    EVENTSTORE: 'postgres',
-    DATABASE_URL: database.connectionString,
-    DATABASE_SCHEMA: SCHEMA,
-    ...CLUSTER_SECRETS,
-    AUTO_TABLES: '',
-    LOG_LEVEL: 'warn',
-    RATE_LIMIT_PER_MINUTE: '0',
-    CHECKPOINT_INTERVAL_MS: '0',
-    STATE_CACHE_SIZE: '1',
-    METRICS_PUBLIC: 'true',
-  };
-  const remote = new Remote(CLUSTER_SECRETS.JWT_SECRET);
-  const operator = { role: 'operator', sub: 'op' } as const;
-  const dealer = { role: 'dealer', sub: 'dealer' } as const;
-
-  // First start: the read models are built from the generated log.
-  const port = await freePort();
-  let gateway = new ServiceProcess('gateway', 'gateway', port, env, logFile);
-  // The gateway is bundled once per bench process (as production runs compiled JavaScript): not timed.
-  await nodeEntryArgs(
-    fileURLToPath(new URL('../../services/gateway/src/main.ts', import.meta.url)),
-  );
-  let started = performance.now();
-  await gateway.start(3_600_000);
-  const firstStartMs = Math.round(performance.now() - started);
-  const call = async (
-    as: { role: 'operator' | 'dealer' | 'player'; sub: string },
-    method: 'GET' | 'POST',
-    path: string,
-    body?: unknown,
-  ) => {
-    // A bet on a wallet read whole (no snapshot yet) takes seconds on a loaded machine.
-    const response = await remote.call(gateway.url, method, path, as, body, 600_000);
-    if (response.status >= 400)
-      throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-    return response.body;
-  };
-  // The bench's own table and a filler player, then the whale's first bet: no snapshot yet.
-  await call(operator, 'POST', '/v1/tables', { tableId: 'bench', preset: 'generic' });
-  await call(operator, 'POST', '/v1/wallets/filler/deposits', {
-    amount: 1_000_000_000,
-    currency: 'EUR',
-    reference: 'filler',
-  });
-  let roundId = await openRound(call, dealer);
-  const bet = (player: string) =>
-    call({ role: 'player', sub: player }, 'POST', `/v1/rounds/${roundId}/bets`, {
-      bets: [{ type: 'banker', amount: 100, betId: randomUUID() }],
+  // A failed run leaves no database of a million events behind.
+  try {
+    const store = await createEventStore({
+      kind: 'postgres',
+      connectionString: database.connectionString,
+      schema: SCHEMA,
+      maxConnections: 8,
     });
-  started = performance.now();
-  await bet(WHALE);
-  const firstColdBetMs = Number((performance.now() - started).toFixed(1));
-  await call(dealer, 'POST', `/v1/rounds/${roundId}/close-betting`);
-  await call(dealer, 'POST', `/v1/rounds/${roundId}/deal`);
-  await gateway.stop();
+    // Generate: clones until the history holds `size` events, workers in parallel.
+    const generationStarted = performance.now();
+    let written = 0;
+    let clones = 0;
+    await Promise.all(
+      Array.from({ length: WORKERS }, async (_, worker) => {
+        const revisions = new Map<string, bigint>();
+        while (written < size) {
+          const clone = clones++;
+          written += template.length;
+          await writeClone(store, template, { clone, worker }, revisions);
+        }
+      }),
+    );
+    const roundIds = Array.from({ length: clones }, (_, c) => `h${c}.1.1`);
+    await writeWhale(store, WHALE, WHALE_EVENTS, roundIds);
+    const generationSeconds = (performance.now() - generationStarted) / 1000;
+    const total = written + WHALE_EVENTS;
+    note(`${size}: ${total} events in ${generationSeconds.toFixed(0)} s (${clones} tables)`);
+    await caughtUpSubscriptions(database.connectionString);
+    await store.close();
 
-  // The measured start.
-  gateway = new ServiceProcess('gateway', 'gateway', port, env, logFile);
-  started = performance.now();
-  await gateway.start(3_600_000);
-  const readyMs = Math.round(performance.now() - started);
-  const rss = rssMb(gateway.pid!);
+    const logFile = join(mkdtempSync(join(tmpdir(), 'croupier-history-')), 'gateway.log');
+    const env = {
+      EVENTSTORE: 'postgres',
+      DATABASE_URL: database.connectionString,
+      DATABASE_SCHEMA: SCHEMA,
+      ...CLUSTER_SECRETS,
+      AUTO_TABLES: '',
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '0',
+      CHECKPOINT_INTERVAL_MS: '0',
+      STATE_CACHE_SIZE: '1',
+      METRICS_PUBLIC: 'true',
+    };
+    const remote = new Remote(CLUSTER_SECRETS.JWT_SECRET);
+    const operator = { role: 'operator', sub: 'op' } as const;
+    const dealer = { role: 'dealer', sub: 'dealer' } as const;
 
-  const timed = async (path: (i: number) => string) => {
-    const latencies: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      const t0 = performance.now();
-      await call(operator, 'GET', path(i));
-      latencies.push(performance.now() - t0);
-    }
-    return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
-  };
-  const tables = Math.min(clones, 50);
-  const players = Math.min(WORKERS * 7, 50);
-  const board = await timed((i) => `/v1/tables/h${i % tables}`);
-  const roads = await timed((i) => `/v1/tables/h${i % tables}/roads`);
-  const history = await timed((i) => `/v1/players/pl${i % players}/history`);
-  const balance = await timed((i) => `/v1/wallets/pl${i % players}`);
-
-  // Cold bets: the filler's bet evicts the whale's wallet (STATE_CACHE_SIZE=1) before each.
-  roundId = await openRound(call, dealer);
-  const coldBets: number[] = [];
-  for (let i = 0; i < COLD_BETS; i++) {
-    if (i > 0 && i % 20 === 0) {
-      await call(dealer, 'POST', `/v1/rounds/${roundId}/close-betting`);
-      await call(dealer, 'POST', `/v1/rounds/${roundId}/deal`);
-      roundId = await openRound(call, dealer);
-    }
-    await bet('filler');
-    const t0 = performance.now();
+    // First start: the read models are built from the generated log.
+    const port = await freePort();
+    let gateway = new ServiceProcess('gateway', 'gateway', port, env, logFile);
+    // The gateway is bundled once per bench process (as production runs compiled JavaScript): not timed.
+    await nodeEntryArgs(
+      fileURLToPath(new URL('../../services/gateway/src/main.ts', import.meta.url)),
+    );
+    let started = performance.now();
+    await gateway.start(3_600_000);
+    const firstStartMs = Math.round(performance.now() - started);
+    const call = async (
+      as: { role: 'operator' | 'dealer' | 'player'; sub: string },
+      method: 'GET' | 'POST',
+      path: string,
+      body?: unknown,
+    ) => {
+      // A bet on a wallet read whole (no snapshot yet) takes seconds on a loaded machine.
+      const response = await remote.call(gateway.url, method, path, as, body, 600_000);
+      if (response.status >= 400)
+        throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body;
+    };
+    // The bench's own table and a filler player, then the whale's first bet: no snapshot yet.
+    await call(operator, 'POST', '/v1/tables', { tableId: 'bench', preset: 'generic' });
+    await call(operator, 'POST', '/v1/wallets/filler/deposits', {
+      amount: 1_000_000_000,
+      currency: 'EUR',
+      reference: 'filler',
+    });
+    let roundId = await openRound(call, dealer);
+    const bet = (player: string) =>
+      call({ role: 'player', sub: player }, 'POST', `/v1/rounds/${roundId}/bets`, {
+        bets: [{ type: 'banker', amount: 100, betId: randomUUID() }],
+      });
+    started = performance.now();
     await bet(WHALE);
-    coldBets.push(performance.now() - t0);
+    const firstColdBetMs = Number((performance.now() - started).toFixed(1));
+    await call(dealer, 'POST', `/v1/rounds/${roundId}/close-betting`);
+    await call(dealer, 'POST', `/v1/rounds/${roundId}/deal`);
+    await gateway.stop();
+
+    // The measured start.
+    gateway = new ServiceProcess('gateway', 'gateway', port, env, logFile);
+    started = performance.now();
+    await gateway.start(3_600_000);
+    const readyMs = Math.round(performance.now() - started);
+    const rss = rssMb(gateway.pid!);
+
+    const timed = async (path: (i: number) => string) => {
+      const latencies: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const t0 = performance.now();
+        await call(operator, 'GET', path(i));
+        latencies.push(performance.now() - t0);
+      }
+      return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    };
+    const tables = Math.min(clones, 50);
+    const players = Math.min(WORKERS * 7, 50);
+    const board = await timed((i) => `/v1/tables/h${i % tables}`);
+    const roads = await timed((i) => `/v1/tables/h${i % tables}/roads`);
+    const history = await timed((i) => `/v1/players/pl${i % players}/history`);
+    const balance = await timed((i) => `/v1/wallets/pl${i % players}`);
+
+    // Cold bets: the filler's bet evicts the whale's wallet (STATE_CACHE_SIZE=1) before each.
+    roundId = await openRound(call, dealer);
+    const coldBets: number[] = [];
+    const warmBets: number[] = [];
+    for (let i = 0; i < COLD_BETS; i++) {
+      if (i > 0 && i % 20 === 0) {
+        await call(dealer, 'POST', `/v1/rounds/${roundId}/close-betting`);
+        await call(dealer, 'POST', `/v1/rounds/${roundId}/deal`);
+        roundId = await openRound(call, dealer);
+      }
+      const w0 = performance.now();
+      await bet('filler'); // held: the whale's bet before it was the last wallet decided
+      warmBets.push(performance.now() - w0);
+      const t0 = performance.now();
+      await bet(WHALE);
+      coldBets.push(performance.now() - t0);
+    }
+    const metrics = await fetch(`${gateway.url}/metrics`).then((response) => response.text());
+    await gateway.stop();
+    const loads = await walletLoads(database.connectionString);
+    emit({
+      bench: 'history',
+      events: size,
+      totalEvents: total,
+      whaleEvents: WHALE_EVENTS,
+      tables: clones,
+      generationSeconds: Number(generationSeconds.toFixed(1)),
+      eventsPerSecondGenerated: Math.round(total / generationSeconds),
+      firstStartMs,
+      readyMs,
+      rssMb: rss,
+      boardMs: board,
+      roadsMs: roads,
+      playerHistoryMs: history,
+      walletBalanceMs: balance,
+      firstColdBetMs,
+      coldBetP50Ms: percentile(coldBets, 50),
+      coldBetP99Ms: percentile(coldBets, 99),
+      coldBets: coldBets.length,
+      warmBetP50Ms: percentile(warmBets, 50),
+      ...loads,
+      snapshotsUsed: metricValue(metrics, 'croupier_snapshots_used_total'),
+      stateCacheEvictions: metricValue(metrics, 'croupier_state_cache_evictions_total'),
+      store: 'postgres',
+      cpu: cpus()[0]?.model,
+      cores: cpus().length,
+      memoryGb: Number((totalmem() / 2 ** 30).toFixed(1)),
+      loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
+    });
+  } finally {
+    await database.drop();
   }
-  const metrics = await fetch(`${gateway.url}/metrics`).then((response) => response.text());
-  await gateway.stop();
-  emit({
-    bench: 'history',
-    events: size,
-    totalEvents: total,
-    whaleEvents: WHALE_EVENTS,
-    tables: clones,
-    generationSeconds: Number(generationSeconds.toFixed(1)),
-    eventsPerSecondGenerated: Math.round(total / generationSeconds),
-    firstStartMs,
-    readyMs,
-    rssMb: rss,
-    boardMs: board,
-    roadsMs: roads,
-    playerHistoryMs: history,
-    walletBalanceMs: balance,
-    firstColdBetMs,
-    coldBetP50Ms: percentile(coldBets, 50),
-    coldBetP99Ms: percentile(coldBets, 99),
-    coldBets: coldBets.length,
-    snapshotsUsed: metricValue(metrics, 'croupier_snapshots_used_total'),
-    stateCacheEvictions: metricValue(metrics, 'croupier_state_cache_evictions_total'),
-    store: 'postgres',
-    cpu: cpus()[0]?.model,
-    cores: cpus().length,
-    memoryGb: Number((totalmem() / 2 ** 30).toFixed(1)),
-    loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
-  });
-  await database.drop();
+}
+
+/**
+ * The decision's own cost, without HTTP and the rest of the bet: the whale's wallet loaded by a
+ * handler that holds nothing, from its snapshot (as the gateway left it) and read whole.
+ */
+async function walletLoads(connectionString: string) {
+  const store = await createEventStore({ kind: 'postgres', connectionString, schema: SCHEMA });
+  try {
+    const storage = await openSnapshotStorage(store);
+    // The gateway's key: @croupier/runtime's snapshotKey() of JWT_SECRET.
+    const key = Buffer.from(
+      hkdfSync('sha256', CLUSTER_SECRETS.JWT_SECRET, 'croupier', 'snapshot-digest/v1', 32),
+    );
+    const refused: string[] = [];
+    const fromSnapshot = new CommandHandler(store, {
+      cacheSize: 0,
+      snapshots: { storage, every: 100, key, onRefused: (r) => refused.push(r.reason) },
+    });
+    const stream = `wallet-${WHALE}`;
+    const cold: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const t0 = performance.now();
+      await fromSnapshot.load(walletAggregate, stream);
+      cold.push(performance.now() - t0);
+    }
+    const whole = new CommandHandler(store, { cacheSize: 0 });
+    const full: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      await whole.load(walletAggregate, stream);
+      full.push(performance.now() - t0);
+    }
+    return {
+      coldLoadFromSnapshotMs: { p50: percentile(cold, 50), p99: percentile(cold, 99) },
+      fullLoadMs: percentile(full, 50),
+      snapshotsRefusedInBench: refused.length,
+    };
+  } finally {
+    await store.close();
+  }
 }
 
 /** Opens the bench table's next round, waiting while the previous one settles. */

@@ -384,7 +384,34 @@ export class CommandHandler {
       return undefined;
     }
     if (snapshot === undefined) return undefined;
-    const refuse = (reason: SnapshotRefusal['reason'], detail: string): undefined => {
+    let refusal: [SnapshotRefusal['reason'], string] | null = null;
+    let state: State | undefined;
+    if (snapshot.schemaVersion !== encoding.version)
+      refusal = [
+        'schema-version',
+        `taken by version ${snapshot.schemaVersion} of the ${aggregate.name} snapshot, not ${encoding.version}`,
+      ];
+    else if (snapshotDigest(policy.key, snapshot) !== snapshot.digest)
+      refusal = ['digest', 'the digest does not match the snapshot: it was changed'];
+    else {
+      const [event] = await this.store.readStream(stream, { from: snapshot.revision, limit: 1 });
+      if (event?.revision !== snapshot.revision)
+        refusal = ['chain', `the stream holds no event at revision ${snapshot.revision}`];
+      else if (event.metadata['hash'] !== snapshot.eventHash)
+        refusal = [
+          'chain',
+          `the event at revision ${snapshot.revision} has another hash than the snapshot recorded`,
+        ];
+      else {
+        try {
+          state = encoding.decode(snapshot.state);
+        } catch (error) {
+          refusal = ['decode', error instanceof Error ? error.message : String(error)];
+        }
+      }
+    }
+    if (refusal !== null || state === undefined) {
+      const [reason, detail] = refusal ?? ['decode', 'decode answered no state'];
       this.#snapshotsRefused[reason]++;
       policy.onRefused?.({
         stream,
@@ -394,27 +421,6 @@ export class CommandHandler {
         detail,
       });
       return undefined;
-    };
-    if (snapshot.schemaVersion !== encoding.version)
-      return refuse(
-        'schema-version',
-        `taken by version ${snapshot.schemaVersion} of the ${aggregate.name} snapshot, not ${encoding.version}`,
-      );
-    if (snapshotDigest(policy.key, snapshot) !== snapshot.digest)
-      return refuse('digest', 'the digest does not match the snapshot: it was changed');
-    const [event] = await this.store.readStream(stream, { from: snapshot.revision, limit: 1 });
-    if (event?.revision !== snapshot.revision)
-      return refuse('chain', `the stream holds no event at revision ${snapshot.revision}`);
-    if (event.metadata['hash'] !== snapshot.eventHash)
-      return refuse(
-        'chain',
-        `the event at revision ${snapshot.revision} has another hash than the snapshot recorded`,
-      );
-    let state: State;
-    try {
-      state = encoding.decode(snapshot.state);
-    } catch (error) {
-      return refuse('decode', error instanceof Error ? error.message : String(error));
     }
     this.#snapshotsUsed++;
     return { state, revision: snapshot.revision, snapshotAt: snapshot.revision };

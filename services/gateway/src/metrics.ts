@@ -7,8 +7,8 @@ import {
 } from '@croupier/eventstore';
 import { BET_ROUTES } from '@croupier/round';
 import {
-  CommandMetrics,
   LogMetrics,
+  registerCommandMetrics,
   RefusedBets,
   SubscriptionMetrics,
   type ProjectionMetrics,
@@ -88,7 +88,7 @@ export class GatewayMetrics {
     this.onProblem = new RefusedBets(registry, Object.values(BET_ROUTES)).onProblem;
     this.projections = sources.projections ?? null;
     this.projections?.registerOn(registry);
-    if (sources.commands !== undefined) new CommandMetrics(registry, sources.commands);
+    if (sources.commands !== undefined) registerCommandMetrics(registry, sources.commands);
   }
 
   /** Brings the gauges and log-derived counters up to date: call before each scrape. */

@@ -2,7 +2,6 @@ import { DomainError } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   commandHandlerOf,
-  CommandMetrics,
   createServiceApp,
   LogMetrics,
   openReadModelStorage,
@@ -11,6 +10,7 @@ import {
   ProjectionMetrics,
   readModelRunner,
   RefusedBets,
+  registerCommandMetrics,
   runProcess,
   syncReadModels,
   tokenAuthorityOf,
@@ -57,7 +57,7 @@ await runProcess('round', async (logger) => {
   const { commands } = commandHandlerOf(config, store, null, logger, (position) => {
     readModels.noteAppended(position);
   });
-  new CommandMetrics(registry, () => commands);
+  registerCommandMetrics(registry, () => commands);
   // Its calls to the shoe and wallet services carry a service token renewed before it expires
   // (SERVICE_TOKEN_MAX_LIFETIME): the process outlives any one token.
   const credentials = new ServiceTokens(tokenAuthorityOf(config), 'round-service');

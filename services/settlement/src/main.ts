@@ -1,10 +1,10 @@
 import { createSettlementBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
-  CommandMetrics,
   createServiceApp,
   openStore,
   parseEnvironment,
+  registerCommandMetrics,
   runProcess,
   SubscriptionMetrics,
 } from '@croupier/runtime';
@@ -43,7 +43,7 @@ await runProcess('settlement', async (logger) => {
     startOutbox(store, bus, report('settlement-outbox'), settling),
   ];
   const registry = new Registry();
-  new CommandMetrics(registry, () => commands);
+  registerCommandMetrics(registry, () => commands);
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions, {
     outbox: OUTBOX_SUBSCRIPTION,
   });

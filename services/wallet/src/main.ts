@@ -1,14 +1,14 @@
 import { createSettlementBus } from '@croupier/messaging';
 import {
-  CommandMetrics,
   commandHandlerOf,
   createServiceApp,
-  openSnapshots,
   openReadModelStorage,
+  openSnapshots,
   openStore,
+  parseEnvironment,
   ProjectionMetrics,
   readModelRunner,
-  parseEnvironment,
+  registerCommandMetrics,
   runProcess,
   SubscriptionMetrics,
 } from '@croupier/runtime';
@@ -60,7 +60,7 @@ await runProcess('wallet', async (logger) => {
     },
   );
   const commands = processCommands.commands;
-  new CommandMetrics(registry, () => commands);
+  registerCommandMetrics(registry, () => commands);
   const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
   const consuming = config.WALLET_CONSUMER_CONCURRENCY > 0;
   const bus =
