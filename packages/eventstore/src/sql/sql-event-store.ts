@@ -115,10 +115,17 @@ export class SqlEventStore implements EventStore {
     this.#assertOpen();
     validateStreamName(stream);
     const { from, direction, limit } = validateReadStreamOptions(options);
-    const { rows } = await this.#driver.query<EventRow>(
-      direction === 'forwards' ? this.#sql.readStreamForwards : this.#sql.readStreamBackwards,
-      [stream, from === null ? null : int8Param(from), limit],
-    );
+    const statement =
+      direction === 'backwards'
+        ? this.#sql.readStreamBackwards
+        : from === null
+          ? this.#sql.readStreamForwards
+          : this.#sql.readStreamForwardsFrom;
+    const { rows } = await this.#driver.query<EventRow>(statement, [
+      stream,
+      from === null ? null : int8Param(from),
+      limit,
+    ]);
     return rows.map(toRecordedEvent);
   }
 

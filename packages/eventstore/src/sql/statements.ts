@@ -43,6 +43,15 @@ export function statements(schema: string) {
       WHERE e.stream_name = $1::text AND ($2::bigint IS NULL OR e.stream_revision >= $2::bigint)
       ORDER BY e.stream_revision ASC LIMIT $3::bigint`,
 
+    /**
+     * $1 stream, $2 from revision, $3 limit (null: all). Apart from the statement above: a
+     * prepared statement's generic plan cannot use `$2 IS NULL OR revision >= $2` as an index
+     * bound, so it scanned a long stream from its first event to skip to `$2` (issue 13).
+     */
+    readStreamForwardsFrom: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
+      WHERE e.stream_name = $1::text AND e.stream_revision >= $2::bigint
+      ORDER BY e.stream_revision ASC LIMIT $3::bigint`,
+
     /** $1 stream, $2 from revision (null: end), $3 limit (null: all) */
     readStreamBackwards: `SELECT ${EVENT_COLUMNS} FROM ${s}.events e
       WHERE e.stream_name = $1::text AND ($2::bigint IS NULL OR e.stream_revision <= $2::bigint)
