@@ -24,28 +24,32 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
   const bet = fc.integer({ min: 0, max: 11 });
   const roundOf = (b: number) => `t1.1.${(b % 4) + 1}`;
   return fc.oneof(
-    fc.record({ ref: fc.integer({ min: 0, max: 6 }), amount: fc.integer({ min: 1, max: 5_000 }) }).map(
-      ({ ref, amount }): WalletCommand => ({
+    fc
+      .record({ ref: fc.integer({ min: 0, max: 6 }), amount: fc.integer({ min: 1, max: 5_000 }) })
+      .map(({ ref, amount }): WalletCommand => ({
         type: 'Deposit',
         playerId,
         amount,
         currency: 'EUR',
         reference: `dep-${ref}`,
         maxBalance: 1_000_000_000,
-      }),
-    ),
-    fc.record({ ref: fc.integer({ min: 0, max: 6 }), amount: fc.integer({ min: 1, max: 3_000 }) }).map(
-      ({ ref, amount }): WalletCommand => ({ type: 'Withdraw', amount, reference: `wd-${ref}` }),
-    ),
-    fc.record({ b: bet, amount: fc.integer({ min: 1, max: 500 }) }).map(
-      ({ b, amount }): WalletCommand => ({
+      })),
+    fc
+      .record({ ref: fc.integer({ min: 0, max: 6 }), amount: fc.integer({ min: 1, max: 3_000 }) })
+      .map(({ ref, amount }): WalletCommand => ({
+        type: 'Withdraw',
+        amount,
+        reference: `wd-${ref}`,
+      })),
+    fc
+      .record({ b: bet, amount: fc.integer({ min: 1, max: 500 }) })
+      .map(({ b, amount }): WalletCommand => ({
         type: 'DebitStakes',
         playerId,
         roundId: roundOf(b),
         currency: 'EUR',
         stakes: [{ betId: uuid('bet', b), amount }],
-      }),
-    ),
+      })),
     fc
       .record({
         b: bet,
@@ -53,30 +57,26 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
         commission: fc.integer({ min: 0, max: 20 }),
         shift: fc.integer({ min: 0, max: 1 }),
       })
-      .map(
-        ({ b, amount, commission, shift }): WalletCommand => ({
-          type: 'CreditPayout',
-          settlementId: uuid('settlement', b),
-          roundId: roundOf(b),
-          betId: uuid('bet', b),
-          amount,
-          result: amount === 0 ? 'lose' : 'win',
-          accruedCommission:
-            commission === 0
-              ? null
-              : { tableId: 't1', seat: 1, shiftId: shifts[shift]!, amount: commission },
-        }),
-      ),
-    bet.map(
-      (b): WalletCommand => ({
-        type: 'RefundStake',
-        betId: uuid('bet', b),
+      .map(({ b, amount, commission, shift }): WalletCommand => ({
+        type: 'CreditPayout',
+        settlementId: uuid('settlement', b),
         roundId: roundOf(b),
-        // Refused unless it matches the stake's amount: both outcomes are histories.
-        amount: 100,
-        reason: 'voided',
-      }),
-    ),
+        betId: uuid('bet', b),
+        amount,
+        result: amount === 0 ? 'lose' : 'win',
+        accruedCommission:
+          commission === 0
+            ? null
+            : { tableId: 't1', seat: 1, shiftId: shifts[shift]!, amount: commission },
+      })),
+    bet.map((b): WalletCommand => ({
+      type: 'RefundStake',
+      betId: uuid('bet', b),
+      roundId: roundOf(b),
+      // Refused unless it matches the stake's amount: both outcomes are histories.
+      amount: 100,
+      reason: 'voided',
+    })),
     fc
       .record({
         b: bet,
@@ -85,27 +85,23 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
         shift: fc.integer({ min: 0, max: 1 }),
         n: fc.integer({ min: 0, max: 1_000 }),
       })
-      .map(
-        ({ b, delta, commissionDelta, shift, n }): WalletCommand => ({
-          type: 'AdjustPayout',
-          resettlementId: uuid('resettlement', n),
-          roundId: roundOf(b),
-          betId: uuid('bet', b),
-          delta,
-          commissionDelta,
-          tableId: 't1',
-          shiftId: shifts[shift]!,
-          reason: 'correction',
-        }),
-      ),
-    fc.integer({ min: 0, max: 1 }).map(
-      (shift): WalletCommand => ({
-        type: 'CollectCommission',
+      .map(({ b, delta, commissionDelta, shift, n }): WalletCommand => ({
+        type: 'AdjustPayout',
+        resettlementId: uuid('resettlement', n),
+        roundId: roundOf(b),
+        betId: uuid('bet', b),
+        delta,
+        commissionDelta,
         tableId: 't1',
-        currentShiftId: shifts[shift]!,
-        dealerChangeId: uuid('dealer-change', shift, Math.random()),
-      }),
-    ),
+        shiftId: shifts[shift]!,
+        reason: 'correction',
+      })),
+    fc.integer({ min: 0, max: 1 }).map((shift): WalletCommand => ({
+      type: 'CollectCommission',
+      tableId: 't1',
+      currentShiftId: shifts[shift]!,
+      dealerChangeId: uuid('dealer-change', shift, Math.random()),
+    })),
   );
 };
 
