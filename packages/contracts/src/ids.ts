@@ -72,6 +72,8 @@ export const streams = {
   shoe: (shoeId: ShoeId) => `shoe-${shoeId}`,
   round: (roundId: RoundId) => `round-${roundId}`,
   wallet: (playerId: PlayerId) => `wallet-${playerId}`,
+  /** Seamless mode: what Croupier asked the operator's wallet for this player, and its answers. */
+  operatorWallet: (playerId: PlayerId) => `operator-wallet-${playerId}`,
 } as const;
 
 export const STREAM_PREFIXES = {
@@ -79,6 +81,7 @@ export const STREAM_PREFIXES = {
   shoe: 'shoe-',
   round: 'round-',
   wallet: 'wallet-',
+  operatorWallet: 'operator-wallet-',
 } as const;
 
 /** The id part of a stream name: `round-t1.2.3` -> `t1.2.3`. */

@@ -141,3 +141,62 @@ export interface WalletPort {
     context: CommandContext,
   ): Promise<{ refunded: boolean }>;
 }
+
+/**
+ * Seamless mode: the operator's wallet, which holds the player's balance (docs/wallet-api.openapi.json).
+ * Every call carries an idempotency key: the same key sent again is answered as the first time and
+ * moves no more money. A call that resolves answered; one that rejects may or may not have been
+ * applied (no answer, a timeout, a 5xx), and only a status query by its key can tell.
+ */
+export interface OperatorWalletPort {
+  /** Takes a bet's stake. */
+  debit(call: OperatorDebitCall): Promise<OperatorWalletAnswer>;
+  /** Pays a bet (0 closes a lost bet), or a resettled bet's difference (negative: taken back). */
+  credit(call: OperatorCreditCall): Promise<OperatorWalletAnswer>;
+  /** Gives a debit back; a debit never seen is recorded as rolled back, so it is refused if it comes late. */
+  rollback(call: OperatorRollbackCall): Promise<OperatorWalletAnswer>;
+  /** What became of the call sent under this key. */
+  status(key: string): Promise<OperatorCallStatus>;
+}
+
+export interface OperatorDebitCall {
+  readonly key: string;
+  readonly playerId: PlayerId;
+  readonly roundId: RoundId;
+  readonly betId: string;
+  readonly amount: number;
+  readonly currency: string;
+}
+
+export interface OperatorCreditCall {
+  readonly key: string;
+  readonly playerId: PlayerId;
+  readonly roundId: RoundId;
+  readonly betId: string;
+  readonly amount: number;
+  readonly currency: string;
+  readonly kind: 'settlement' | 'adjustment';
+}
+
+export interface OperatorRollbackCall {
+  readonly key: string;
+  /** The debit to give back. */
+  readonly debitKey: string;
+  readonly playerId: PlayerId;
+  readonly roundId: RoundId;
+  readonly betId: string;
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/** The wallet's answer: applied (now, or already under this key), or refused with its code. */
+export type OperatorWalletAnswer =
+  | { readonly outcome: 'applied'; readonly transactionId: string; readonly balance: number }
+  | { readonly outcome: 'refused'; readonly code: string; readonly detail: string };
+
+/** What the wallet knows of a key: `unknown` when no call under it ever reached it. */
+export type OperatorCallStatus =
+  | { readonly state: 'applied'; readonly transactionId: string }
+  | { readonly state: 'rolled-back'; readonly transactionId: string }
+  | { readonly state: 'refused'; readonly code: string }
+  | { readonly state: 'unknown' };

@@ -6,3 +6,4 @@ export * from './round.js';
 export * from './wallet.js';
 export * from './security.js';
 export * from './notary.js';
+export * from './operator-wallet.js';
