@@ -37,7 +37,7 @@ export {
   type StreamHead,
 } from './hash-chain.js';
 export { decodePosition, encodePosition } from './position.js';
-export { backoffs, type Backoff } from './backoff.js';
+export { backoffs, WakeSignal, type Backoff } from './backoff.js';
 export { MAX_STREAM_NAME_LENGTH } from './validation.js';
 export { createEventStore, type EventStoreConfig } from './factory.js';
 export { MemoryEventStore } from './memory/memory-event-store.js';

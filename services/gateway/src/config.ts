@@ -1,7 +1,11 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { settlementEnvironmentShape } from '@croupier/settlement';
-import { walletEnvironmentShape } from '@croupier/wallet';
+import {
+  operatorWalletEnvironmentShape,
+  operatorWalletSettingProblems,
+  walletEnvironmentShape,
+} from '@croupier/wallet';
 import { z } from 'zod';
 
 export { ConfigError, tokenPolicy, tokenSecret };
@@ -51,6 +55,7 @@ const gatewayShape = {
   READ_MODEL_CACHE_DOCUMENTS: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   ...walletEnvironmentShape,
   ...settlementEnvironmentShape,
+  ...operatorWalletEnvironmentShape,
 };
 
 export type GatewayConfig = ReturnType<typeof parseGateway>;
@@ -72,5 +77,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
       'WALLET_CONSUMER_CONCURRENCY: may be 0 only with REDIS_URL (without Redis the wallet is the only consumer)',
     ]);
   }
+  const seamless = operatorWalletSettingProblems(config);
+  if (config.WALLET_MODE === 'seamless' && config.WALLET_CONSUMER_CONCURRENCY === 0)
+    seamless.push(
+      'WALLET_CONSUMER_CONCURRENCY: may not be 0 with WALLET_MODE=seamless (settlement messages become the credits Croupier sends the operator)',
+    );
+  if (seamless.length > 0) throw new ConfigError(seamless);
   return config;
 }

@@ -18,9 +18,14 @@ import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
   CommissionLedger,
   consumeSettlements,
+  HttpOperatorWallet,
+  OperatorWalletOutbox,
+  PendingOperatorCalls,
+  SeamlessWallet,
   startCommissionCollector,
   WalletService,
 } from '@croupier/wallet';
+import type { OperatorWalletPort, WalletPort } from '@croupier/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import {
   commandHandlerOf,
@@ -49,6 +54,8 @@ export interface SystemOptions {
   readonly autoDeal?: boolean;
   /** How often the orphaned-debit sweep runs. Default 5 s. */
   readonly sweepIntervalMs?: number;
+  /** Seamless mode: the operator's wallet, instead of HTTP to OPERATOR_WALLET_URL (tests). */
+  readonly operatorWallet?: OperatorWalletPort;
 }
 
 /**
@@ -74,6 +81,15 @@ export class System {
   private readonly processCommands: ProcessCommands;
   readonly shoes: ShoeService;
   readonly wallets: WalletService;
+  /**
+   * WALLET_MODE=seamless: the operator's wallet holds the balances, and bets, payouts and
+   * refunds go to it through this (ADR 0026); Croupier's own wallet streams stay unused.
+   */
+  readonly seamless: {
+    readonly wallet: SeamlessWallet;
+    readonly calls: PendingOperatorCalls;
+    readonly outbox: OperatorWalletOutbox;
+  } | null;
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
@@ -121,7 +137,9 @@ export class System {
     this.commands = this.processCommands.commands;
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
     this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
-    this.rounds = new RoundService(this.commands, this.shoes, this.wallets);
+    this.seamless = config.WALLET_MODE === 'seamless' ? this.seamlessOf(readModelStorage) : null;
+    const bets: WalletPort = this.seamless?.wallet ?? this.wallets;
+    this.rounds = new RoundService(this.commands, this.shoes, bets);
     this.tokens = tokenAuthorityOf(config);
     this.notary = new Notary(
       store,
@@ -134,6 +152,29 @@ export class System {
         },
       },
     );
+  }
+
+  private seamlessOf(storage: ProjectionStorage): NonNullable<System['seamless']> {
+    const { config, logger } = this;
+    const operator =
+      this.options.operatorWallet ??
+      new HttpOperatorWallet({
+        url: config.OPERATOR_WALLET_URL!,
+        secret: config.OPERATOR_WALLET_SECRET!,
+        timeoutMs: config.OPERATOR_WALLET_TIMEOUT_MS,
+        retries: config.OPERATOR_WALLET_RETRIES,
+      });
+    const calls = this.readModels.register(new PendingOperatorCalls(storage));
+    let outbox: OperatorWalletOutbox | null = null;
+    const wallet = new SeamlessWallet(this.commands, operator, () => outbox?.wake());
+    outbox = new OperatorWalletOutbox(calls, wallet, operator, {
+      intervalMs: config.OPERATOR_WALLET_OUTBOX_INTERVAL_MS,
+      sync: () => this.readModels.syncToHead([calls.name]),
+      onError: (error, call) => {
+        logger.warn({ err: error, key: call?.key, call: call?.call }, 'operator wallet: retrying');
+      },
+    });
+    return { wallet, calls, outbox };
   }
 
   static async create(options: SystemOptions): Promise<System> {
@@ -156,7 +197,15 @@ export class System {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
+    const seamless = this.seamless;
+    if (seamless !== null) {
+      // Seamless: each settlement message is recorded as a call the outbox owes the operator.
+      this.consumer = await this.bus.consume(
+        (message) => seamless.wallet.applySettlementMessage(message),
+        { concurrency: this.config.WALLET_CONSUMER_CONCURRENCY },
+      );
+      seamless.outbox.start();
+    } else if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
         concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
       });
@@ -242,6 +291,7 @@ export class System {
     this.dealers.clear();
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
     await this.consumer?.close();
+    await this.seamless?.outbox.stop();
     await this.readModels.stop();
     await this.bus.close();
     await this.readModels.storage.close();

@@ -1,6 +1,7 @@
 import {
   eventTypesOf,
   notaryEventSchema,
+  operatorWalletEventSchema,
   roundEventSchema,
   securityEventSchema,
   shoeEventSchema,
@@ -10,7 +11,7 @@ import {
 import { roundAggregate, tableAggregate } from '@croupier/round';
 import { settlementAggregate } from '@croupier/settlement';
 import { shoeAggregate } from '@croupier/shoe';
-import { walletAggregate } from '@croupier/wallet';
+import { operatorWalletAggregate, walletAggregate } from '@croupier/wallet';
 import { describe, expect, it } from 'vitest';
 import { notaryAggregate } from '../src/index.js';
 
@@ -21,6 +22,7 @@ const streamKinds = {
   round: eventTypesOf(roundEventSchema),
   wallet: eventTypesOf(walletEventSchema),
   notary: eventTypesOf(notaryEventSchema),
+  operatorWallet: eventTypesOf(operatorWalletEventSchema),
 } as const;
 
 /** Every aggregate that decides, with the kind of stream it writes to. */
@@ -31,6 +33,7 @@ const writers = [
   { aggregate: settlementAggregate, stream: 'round' },
   { aggregate: walletAggregate, stream: 'wallet' },
   { aggregate: notaryAggregate, stream: 'notary' },
+  { aggregate: operatorWalletAggregate, stream: 'operatorWallet' },
 ] as const;
 
 describe('one writer per event type (ADR 0014)', () => {

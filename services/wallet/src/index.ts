@@ -7,3 +7,4 @@ export * from './application/commission-collector.js';
 export * from './http/internal-routes.js';
 export * from './application/balance-limits.js';
 export * from './application/wallet-mode.js';
+export * from './seamless/index.js';

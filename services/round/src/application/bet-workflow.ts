@@ -8,6 +8,7 @@ import {
 import {
   betPlaced,
   DomainError,
+  operatorWalletEventSchema,
   streams,
   walletEventSchema,
   type CommandContext,
@@ -228,6 +229,14 @@ export class PendingDebits implements DurableProjection<PendingDebit> {
       }
       case 'BetPlaced':
         return [pendingKey(betPlaced.parse({ type: event.type, data: event.data }).data)];
+      // Seamless mode (ADR 0026): a stake the operator's wallet confirmed, closed by a credit or
+      // a rollback requested of it.
+      case 'OperatorDebitConfirmed':
+      case 'OperatorCreditRequested':
+      case 'OperatorRollbackRequested': {
+        const parsed = operatorWalletEventSchema.parse({ type: event.type, data: event.data });
+        return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
+      }
       default:
         return [];
     }
@@ -236,6 +245,12 @@ export class PendingDebits implements DurableProjection<PendingDebit> {
   apply(event: RecordedEvent, docs: DocumentSet<PendingDebit>): void {
     const [key] = this.keysOf(event);
     if (key === undefined) return;
+    if (event.type === 'OperatorDebitConfirmed') {
+      const { betId, playerId, roundId, amount } = event.data as PendingDebit;
+      const debitedAt = event.recordedAt.getTime();
+      docs.put(key, { playerId, roundId, betId, amount, debitedAt }, { sort: BigInt(debitedAt) });
+      return;
+    }
     if (event.type !== 'StakeDebited') {
       // Placed, refunded or paid: no longer pending.
       docs.delete(key);

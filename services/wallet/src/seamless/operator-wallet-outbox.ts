@@ -1,0 +1,197 @@
+import { systemContext, type DocumentSet, type DurableProjection } from '@croupier/application';
+import {
+  operatorWalletEventSchema,
+  type OperatorWalletEvent,
+  type OperatorWalletPort,
+} from '@croupier/contracts';
+import { WakeSignal, type ProjectionStorage, type RecordedEvent } from '@croupier/eventstore';
+import type { SeamlessWallet } from './seamless-wallet.js';
+
+/** A call the operator's wallet has not confirmed yet. */
+export type PendingCall =
+  | (Extract<OperatorWalletEvent, { type: 'OperatorCreditRequested' }>['data'] & {
+      readonly call: 'credit';
+    })
+  | (Extract<OperatorWalletEvent, { type: 'OperatorRollbackRequested' }>['data'] & {
+      readonly call: 'rollback';
+    })
+  | (Extract<OperatorWalletEvent, { type: 'OperatorDebitRequested' }>['data'] & {
+      readonly call: 'debit';
+      /** When the store recorded the request (ms since the epoch). */
+      readonly requestedAt: number;
+    });
+
+const OPERATOR_EVENT_TYPES = new Set<string>(
+  operatorWalletEventSchema.options.map((option) => option.shape.type.value),
+);
+
+/**
+ * The calls to the operator's wallet still owed, by key, in the order they were recorded: every
+ * credit and rollback requested and not yet confirmed by the wallet, and every debit asked for
+ * and neither confirmed nor failed (its request died with its process). A durable read model
+ * (ADR 0023), so the outbox starts from it after a restart.
+ */
+export class PendingOperatorCalls implements DurableProjection<PendingCall> {
+  readonly name = 'operator-wallet-calls';
+
+  constructor(private readonly storage: ProjectionStorage) {}
+
+  keysOf(event: RecordedEvent): readonly string[] {
+    if (!OPERATOR_EVENT_TYPES.has(event.type)) return [];
+    return [(event.data as { key: string }).key];
+  }
+
+  apply(event: RecordedEvent, docs: DocumentSet<PendingCall>): void {
+    if (!OPERATOR_EVENT_TYPES.has(event.type)) return;
+    const parsed = operatorWalletEventSchema.parse({ type: event.type, data: event.data });
+    const sort = { sort: event.position };
+    switch (parsed.type) {
+      case 'OperatorCreditRequested':
+        docs.put(parsed.data.key, { ...parsed.data, call: 'credit' }, sort);
+        return;
+      case 'OperatorRollbackRequested':
+        docs.put(parsed.data.key, { ...parsed.data, call: 'rollback' }, sort);
+        return;
+      case 'OperatorDebitRequested':
+        docs.put(
+          parsed.data.key,
+          { ...parsed.data, call: 'debit', requestedAt: event.recordedAt.getTime() },
+          sort,
+        );
+        return;
+      default:
+        docs.delete(parsed.data.key);
+    }
+  }
+
+  async all(): Promise<PendingCall[]> {
+    return (await this.storage.list(this.name)).map((row) => row.doc as PendingCall);
+  }
+}
+
+export interface OperatorWalletOutboxOptions {
+  /** How often the owed calls are tried again while the wallet is away. Default 1 s. */
+  readonly intervalMs?: number;
+  /**
+   * A debit still unresolved this long after it was asked for lost its request (a crash): the
+   * outbox resolves it by its status. Longer than a request's own retries. Default 60 s.
+   */
+  readonly orphanedDebitAfterMs?: number;
+  /** Catches the calls model up to the log before each pass. */
+  readonly sync: () => Promise<void>;
+  readonly onError: (error: unknown, call: PendingCall | null) => void;
+  readonly clock?: () => number;
+}
+
+/**
+ * Delivers what Croupier owes the operator's wallet: each credit and rollback recorded as
+ * requested is sent under its key until the wallet confirms it (`OperatorCallDelivered`), so a
+ * wallet that was away gets every call once it is back, and each once by its key. Debits whose
+ * request died are resolved by their status. Running it in two processes sends a call twice at
+ * worst, which the key makes harmless.
+ */
+export class OperatorWalletOutbox {
+  private readonly signal = new WakeSignal();
+  private running: Promise<void> | null = null;
+  private stopped = false;
+
+  constructor(
+    private readonly calls: PendingOperatorCalls,
+    private readonly wallet: SeamlessWallet,
+    private readonly operator: OperatorWalletPort,
+    private readonly options: OperatorWalletOutboxOptions,
+  ) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** A call was just requested: try it now rather than at the next interval. */
+  wake(): void {
+    this.signal.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.signal.wake();
+    await this.running;
+  }
+
+  /** One pass over every owed call; the number confirmed. Stops at the first lost answer. */
+  async deliver(): Promise<number> {
+    await this.options.sync();
+    const clock = this.options.clock ?? Date.now;
+    const context = systemContext('operator-wallet-outbox');
+    let delivered = 0;
+    for (const call of await this.calls.all()) {
+      try {
+        if (call.call === 'debit') {
+          if (clock() - call.requestedAt < (this.options.orphanedDebitAfterMs ?? 60_000)) continue;
+          await this.wallet.resolveDebit(
+            call.playerId,
+            call.betId,
+            { ...call, status: 'requested', closedBy: null, failure: null },
+            context,
+          );
+          delivered++;
+          continue;
+        }
+        const answer =
+          call.call === 'credit'
+            ? await this.operator.credit({
+                key: call.key,
+                playerId: call.playerId,
+                roundId: call.roundId,
+                betId: call.betId,
+                amount: call.amount,
+                currency: call.currency,
+                kind: call.kind,
+              })
+            : await this.operator.rollback({
+                key: call.key,
+                debitKey: call.debitKey,
+                playerId: call.playerId,
+                roundId: call.roundId,
+                betId: call.betId,
+                amount: call.amount,
+                currency: call.currency,
+              });
+        if (answer.outcome === 'refused') {
+          // Kept and tried again: a refused credit is money the player is owed, for an operator
+          // to look at (the call's key names it in the wallet's records).
+          this.options.onError(
+            new Error(
+              `the operator's wallet refused ${call.call} ${call.key}: ${answer.code} ${answer.detail}`,
+            ),
+            call,
+          );
+          continue;
+        }
+        await this.wallet.markDelivered(
+          call.playerId,
+          call.key,
+          call.call,
+          answer.transactionId,
+          context,
+        );
+        delivered++;
+      } catch (error) {
+        // The wallet is away: the rest waits for the next pass.
+        this.options.onError(error, call);
+        break;
+      }
+    }
+    return delivered;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        await this.deliver();
+      } catch (error) {
+        this.options.onError(error, null);
+      }
+      await this.signal.wait(this.options.intervalMs ?? 1_000);
+    }
+  }
+}

@@ -1,0 +1,304 @@
+import { deterministicId, type Decider } from '@croupier/application';
+import {
+  DomainError,
+  type OperatorWalletEvent,
+  type PlayerId,
+  type RoundId,
+} from '@croupier/contracts';
+
+/**
+ * Seamless mode's record of one player's dealings with the operator's wallet (ADR 0026). The
+ * balance is the operator's; this decider only keeps the calls straight: a bet's stake is asked
+ * for under a key, confirmed or failed, and once confirmed closed by exactly one credit request
+ * (its settlement) or one rollback request (its refund). Keys are made by the caller (see
+ * `debitKeyOf`, `rollbackKeyOf`), so a retried step asks under the same key.
+ */
+export type OperatorWalletCommand =
+  | {
+      type: 'RequestDebits';
+      playerId: PlayerId;
+      roundId: RoundId;
+      currency: string;
+      stakes: readonly { betId: string; amount: number }[];
+    }
+  | {
+      type: 'ConfirmDebit';
+      betId: string;
+      key: string;
+      transactionId: string;
+      via: 'answer' | 'status';
+    }
+  | {
+      type: 'FailDebit';
+      betId: string;
+      key: string;
+      outcome: 'refused' | 'unresolved';
+      code: string;
+    }
+  | {
+      type: 'RequestRollback';
+      roundId: RoundId;
+      betId: string;
+      amount: number;
+      reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
+    }
+  | {
+      type: 'RequestCredit';
+      roundId: RoundId;
+      betId: string;
+      amount: number;
+      currency: string;
+      key: string;
+      kind: 'settlement' | 'adjustment';
+      settlementId: string;
+      stake: number;
+    }
+  | { type: 'MarkDelivered'; key: string; call: 'credit' | 'rollback'; transactionId: string };
+
+export interface OperatorDebit {
+  readonly roundId: RoundId;
+  readonly amount: number;
+  readonly currency: string;
+  readonly key: string;
+  readonly attempt: number;
+  readonly status: 'requested' | 'confirmed' | 'failed';
+  /** How a confirmed stake was closed: by its payout's credit or by a rollback. */
+  readonly closedBy: 'credit' | 'rollback' | null;
+  /** Why a failed debit failed: the wallet's code, or `UNAVAILABLE` when it did not answer. */
+  readonly failure: string | null;
+}
+
+export interface OperatorWalletState {
+  readonly playerId: PlayerId;
+  /** The latest debit of each bet id. */
+  readonly debits: ReadonlyMap<string, OperatorDebit>;
+  /** Credits and rollbacks requested, by key: true once the wallet confirmed them. */
+  readonly calls: ReadonlyMap<string, boolean>;
+}
+
+export const initialOperatorWalletState = (): OperatorWalletState => ({
+  playerId: '',
+  debits: new Map(),
+  calls: new Map(),
+});
+
+/** The key a bet's debit is asked under: one per attempt, the same on every retry of it. */
+export const debitKeyOf = (input: {
+  playerId: string;
+  roundId: string;
+  betId: string;
+  attempt: number;
+}): string =>
+  deterministicId(
+    'operator-debit',
+    input.playerId,
+    input.roundId,
+    input.betId,
+    String(input.attempt),
+  );
+
+/** The key of a debit's rollback: one per debit, whoever asks for it and how often. */
+export const rollbackKeyOf = (debitKey: string): string =>
+  deterministicId('operator-rollback', debitKey);
+
+function evolve(state: OperatorWalletState, event: OperatorWalletEvent): OperatorWalletState {
+  const debits = new Map(state.debits);
+  const change = (betId: string, patch: Partial<OperatorDebit>) => {
+    const debit = debits.get(betId);
+    if (debit !== undefined) debits.set(betId, { ...debit, ...patch });
+  };
+  switch (event.type) {
+    case 'OperatorDebitRequested': {
+      const { betId, roundId, amount, currency, key, attempt, playerId } = event.data;
+      debits.set(betId, {
+        roundId,
+        amount,
+        currency,
+        key,
+        attempt,
+        status: 'requested',
+        closedBy: null,
+        failure: null,
+      });
+      return { ...state, playerId, debits };
+    }
+    case 'OperatorDebitConfirmed':
+      change(event.data.betId, { status: 'confirmed' });
+      return { ...state, debits };
+    case 'OperatorDebitFailed':
+      change(event.data.betId, { status: 'failed', failure: event.data.code });
+      return { ...state, debits };
+    case 'OperatorRollbackRequested':
+      if (event.data.reason !== 'debit-unresolved')
+        change(event.data.betId, { closedBy: 'rollback' });
+      return { ...state, debits, calls: new Map(state.calls).set(event.data.key, false) };
+    case 'OperatorCreditRequested':
+      if (event.data.kind === 'settlement') change(event.data.betId, { closedBy: 'credit' });
+      return { ...state, debits, calls: new Map(state.calls).set(event.data.key, false) };
+    case 'OperatorCallDelivered':
+      return { ...state, calls: new Map(state.calls).set(event.data.key, true) };
+  }
+}
+
+export const operatorWalletDecider: Decider<
+  OperatorWalletCommand,
+  OperatorWalletEvent,
+  OperatorWalletState
+> = {
+  decide: (command: OperatorWalletCommand, state: OperatorWalletState): OperatorWalletEvent[] => {
+    switch (command.type) {
+      case 'RequestDebits': {
+        const { playerId, roundId, currency } = command;
+        const conflicts = command.stakes.filter((stake) => {
+          const debit = state.debits.get(stake.betId);
+          return (
+            debit !== undefined &&
+            (debit.roundId !== roundId || debit.amount !== stake.amount || debit.closedBy !== null)
+          );
+        });
+        if (conflicts.length > 0) {
+          const betIds = conflicts.map((stake) => stake.betId);
+          throw new DomainError(
+            'ID_CONFLICT',
+            `betId ${betIds.join(', ')}: already used by another bet; a new bet needs a new id`,
+            { field: 'betId', betIds },
+          );
+        }
+        return command.stakes.flatMap((stake): OperatorWalletEvent[] => {
+          const debit = state.debits.get(stake.betId);
+          // Asked already (in flight or confirmed): the caller resolves it under its key.
+          if (debit !== undefined && debit.status !== 'failed') return [];
+          const attempt = (debit?.attempt ?? 0) + 1;
+          return [
+            {
+              type: 'OperatorDebitRequested',
+              data: {
+                playerId,
+                roundId,
+                betId: stake.betId,
+                amount: stake.amount,
+                currency,
+                key: debitKeyOf({ playerId, roundId, betId: stake.betId, attempt }),
+                attempt,
+              },
+            },
+          ];
+        });
+      }
+      case 'ConfirmDebit':
+      case 'FailDebit': {
+        const debit = state.debits.get(command.betId);
+        if (debit === undefined || debit.key !== command.key || debit.status !== 'requested')
+          return [];
+        const common = {
+          playerId: state.playerId,
+          roundId: debit.roundId,
+          betId: command.betId,
+          amount: debit.amount,
+          key: debit.key,
+        };
+        if (command.type === 'ConfirmDebit')
+          return [
+            {
+              type: 'OperatorDebitConfirmed',
+              data: { ...common, transactionId: command.transactionId, via: command.via },
+            },
+          ];
+        const failed: OperatorWalletEvent = {
+          type: 'OperatorDebitFailed',
+          data: { ...common, outcome: command.outcome, code: command.code },
+        };
+        if (command.outcome === 'refused') return [failed];
+        // No answer: the debit is given up, and rolled back in case it arrives or arrived.
+        return [
+          failed,
+          {
+            type: 'OperatorRollbackRequested',
+            data: {
+              ...common,
+              currency: debit.currency,
+              key: rollbackKeyOf(debit.key),
+              debitKey: debit.key,
+              reason: 'debit-unresolved',
+            },
+          },
+        ];
+      }
+      case 'RequestRollback': {
+        const debit = state.debits.get(command.betId);
+        if (debit === undefined || debit.status !== 'confirmed' || debit.closedBy !== null)
+          return [];
+        if (debit.roundId !== command.roundId || debit.amount !== command.amount)
+          throw new DomainError(
+            'ID_CONFLICT',
+            `betId ${command.betId}: its stake was debited for round ${debit.roundId}, ${debit.amount}`,
+            { field: 'betId' },
+          );
+        return [
+          {
+            type: 'OperatorRollbackRequested',
+            data: {
+              playerId: state.playerId,
+              roundId: debit.roundId,
+              betId: command.betId,
+              amount: debit.amount,
+              currency: debit.currency,
+              key: rollbackKeyOf(debit.key),
+              debitKey: debit.key,
+              reason: command.reason,
+            },
+          },
+        ];
+      }
+      case 'RequestCredit': {
+        if (state.calls.has(command.key)) return [];
+        const debit = state.debits.get(command.betId);
+        if (command.kind === 'settlement') {
+          // A payout closes a confirmed stake of its round, once: never one refunded or unpaid.
+          if (
+            debit === undefined ||
+            debit.status !== 'confirmed' ||
+            debit.roundId !== command.roundId ||
+            debit.closedBy !== null
+          )
+            throw new DomainError(
+              'ID_CONFLICT',
+              `betId ${command.betId}: no open stake confirmed by the operator's wallet for round ${command.roundId}`,
+              { field: 'betId' },
+            );
+        }
+        return [
+          {
+            type: 'OperatorCreditRequested',
+            data: {
+              playerId: state.playerId,
+              roundId: command.roundId,
+              betId: command.betId,
+              amount: command.amount,
+              currency: command.currency,
+              key: command.key,
+              kind: command.kind,
+              settlementId: command.settlementId,
+              stake: command.stake,
+            },
+          },
+        ];
+      }
+      case 'MarkDelivered':
+        if (state.calls.get(command.key) !== false) return [];
+        return [
+          {
+            type: 'OperatorCallDelivered',
+            data: {
+              playerId: state.playerId,
+              key: command.key,
+              call: command.call,
+              transactionId: command.transactionId,
+            },
+          },
+        ];
+    }
+  },
+  evolve,
+  initialState: initialOperatorWalletState,
+};
