@@ -47,13 +47,32 @@ interface CallRow {
  */
 export class Books {
   private readonly s: string;
+  private readonly pool: pg.Pool;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    schema = 'seamless_wallet',
-  ) {
+  constructor(options: { connectionString: string; schema?: string }) {
+    const schema = options.schema ?? 'seamless_wallet';
     if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new RangeError('bad schema name');
     this.s = schema;
+    this.pool = new pg.Pool({ connectionString: options.connectionString, max: 8 });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  /** Every call recorded for a bet, oldest first: what an operator looks at in a dispute. */
+  async callsOfBet(
+    betId: string,
+  ): Promise<{ key: string; call: string; state: string; amount: number }[]> {
+    const { rows } = await this.pool.query<{
+      key: string;
+      call: string;
+      state: string;
+      amount: string;
+    }>(`SELECT key, call, state, amount FROM ${this.s}.calls WHERE bet_id = $1 ORDER BY at, key`, [
+      betId,
+    ]);
+    return rows.map((row) => ({ ...row, amount: Number(row.amount) }));
   }
 
   /** Creates the tables when missing. */

@@ -1,4 +1,3 @@
-import pg from 'pg';
 import { Books } from './books.js';
 import { buildWalletServer } from './server.js';
 
@@ -13,8 +12,10 @@ if (secret === undefined || secret.length < 32) {
   );
   process.exit(2);
 }
-const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 8 });
-const books = new Books(pool, process.env.WALLET_SCHEMA ?? 'seamless_wallet');
+const books = new Books({
+  connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  schema: process.env.WALLET_SCHEMA ?? 'seamless_wallet',
+});
 await books.migrate();
 const app = await buildWalletServer({
   books,
@@ -25,5 +26,5 @@ const app = await buildWalletServer({
 await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8090) });
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.once(signal, () => {
-    void app.close().then(() => pool.end());
+    void app.close().then(() => books.close());
   });

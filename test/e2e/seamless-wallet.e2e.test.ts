@@ -1,0 +1,335 @@
+import { randomUUID } from 'node:crypto';
+import { operatorWalletEventSchema, streams, type OperatorWalletEvent } from '@croupier/contracts';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
+import {
+  expectStatus,
+  openRound,
+  openTable,
+  placeBets,
+  settled,
+  type RoundView,
+} from '../support/play.js';
+import {
+  OPERATOR_SECRET,
+  startOperatorWallet,
+  type OperatorWalletFixture,
+} from '../support/seamless-wallet.js';
+
+const START = 100_000;
+
+/**
+ * Seamless mode (ADR 0026): the example operator wallet on PostgreSQL holds the balances, behind
+ * a relay that cuts the connection or loses answers on demand. Only the one-process deployment
+ * wires seamless mode so far: the distributed run skips the file.
+ */
+describe.skipIf(DEPLOYMENT === 'distributed')(
+  'seamless mode against the example operator wallet (one process only: the services alone do not wire it yet)',
+  () => {
+    let wallet: OperatorWalletFixture;
+    let harness: Harness;
+    beforeAll(async () => {
+      wallet = await startOperatorWallet();
+      harness = await startHarness({
+        store: 'postgres',
+        env: {
+          WALLET_MODE: 'seamless',
+          OPERATOR_WALLET_URL: wallet.url,
+          OPERATOR_WALLET_SECRET: OPERATOR_SECRET,
+          OPERATOR_WALLET_TIMEOUT_MS: '1000',
+          OPERATOR_WALLET_RETRIES: '1',
+          OPERATOR_WALLET_OUTBOX_INTERVAL_MS: '100',
+        },
+      });
+      await openTable(harness.api, 'seam', 'generic');
+    });
+    afterAll(async () => {
+      await harness?.close();
+      await wallet?.close();
+    });
+
+    /** A player with an account at the operator's wallet, and none in Croupier's. */
+    async function player(name: string, balance = START): Promise<string> {
+      const id = `${name}-${randomUUID().slice(0, 8)}`;
+      await wallet.open(id, balance);
+      return id;
+    }
+
+    /**
+     * Every stake the operator confirmed for these players is closed by a credit or rollback
+     * request (their rounds are settled or voided), and every such call has been confirmed.
+     */
+    async function drained(...players: string[]): Promise<void> {
+      const seamless = harness.system.seamless!;
+      await vi.waitFor(
+        async () => {
+          for (const playerId of players) {
+            const events = await operatorEvents(playerId);
+            const open = new Set<string>();
+            for (const e of events) {
+              if (e.type === 'OperatorDebitConfirmed') open.add(e.data.betId);
+              if (e.type === 'OperatorRollbackRequested' && e.data.reason !== 'debit-unresolved')
+                open.delete(e.data.betId);
+              if (e.type === 'OperatorCreditRequested' && e.data.kind === 'settlement')
+                open.delete(e.data.betId);
+            }
+            if (open.size > 0) throw new Error(`${playerId}: ${open.size} stakes still open`);
+          }
+          await harness.system.readModels.syncToHead([seamless.calls.name]);
+          const owed = (await seamless.calls.all()).filter((call) => call.call !== 'debit');
+          if (owed.length > 0) throw new Error(`${owed.length} calls still owed`);
+        },
+        { timeout: 20_000, interval: 50 },
+      );
+    }
+
+    async function operatorEvents(playerId: string): Promise<OperatorWalletEvent[]> {
+      const recorded = await harness.store.readStream(streams.operatorWallet(playerId));
+      return recorded.map((e) => operatorWalletEventSchema.parse({ type: e.type, data: e.data }));
+    }
+
+    /** What Croupier's records say the operator's wallet did: debits out, credits and rollbacks in. */
+    async function impliedChange(playerId: string): Promise<number> {
+      const events = await operatorEvents(playerId);
+      const confirmed = new Set(
+        events.flatMap((e) => (e.type === 'OperatorDebitConfirmed' ? [e.data.key] : [])),
+      );
+      let change = 0;
+      for (const event of events) {
+        if (event.type === 'OperatorDebitConfirmed') change -= event.data.amount;
+        if (event.type === 'OperatorCreditRequested') change += event.data.amount;
+        if (event.type === 'OperatorRollbackRequested' && confirmed.has(event.data.debitKey))
+          change += event.data.amount;
+      }
+      return change;
+    }
+
+    async function closeAndDeal(roundId: string): Promise<RoundView> {
+      expectStatus(await harness.api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`), 200);
+      expectStatus(await harness.api.as('dealer').post(`/v1/rounds/${roundId}/deal`), 200);
+      return settled(harness.api, roundId);
+    }
+
+    const paid = (round: RoundView, betIds: readonly string[]) =>
+      round
+        .settlement!.lines.filter((line) => betIds.includes(line.betId))
+        .reduce((sum, line) => sum + line.payout, 0);
+
+    it('normal play: stakes debited and payouts credited at the operator, Croupier holds no balance', async () => {
+      const ana = await player('ana');
+      const round = await openRound(harness.api, 'seam');
+      const bets = [
+        { betId: randomUUID(), type: 'player', amount: 1_000 },
+        { betId: randomUUID(), type: 'banker', amount: 2_000, bankerMode: 'commission' },
+      ];
+      expectStatus(await placeBets(harness.api, round.roundId, ana, bets), 201);
+      expect(await wallet.balance(ana)).toBe(START - 3_000);
+      const done = await closeAndDeal(round.roundId);
+      await drained(ana);
+      const expected =
+        START -
+        3_000 +
+        paid(
+          done,
+          bets.map((b) => b.betId),
+        );
+      expect(await wallet.balance(ana)).toBe(expected);
+      expect(START + (await impliedChange(ana))).toBe(expected);
+      // Croupier's own wallet never heard of the player.
+      expect(await harness.store.readStream(streams.wallet(ana))).toEqual([]);
+      const types = (await operatorEvents(ana)).map((e) => e.type);
+      expect(types.filter((t) => t === 'OperatorDebitConfirmed')).toHaveLength(2);
+      expect(types.filter((t) => t === 'OperatorCreditRequested')).toHaveLength(2);
+      expect(types.filter((t) => t === 'OperatorCallDelivered')).toHaveLength(2);
+    });
+
+    it('a bet the operator refuses for want of funds is refused with INSUFFICIENT_FUNDS', async () => {
+      const poor = await player('poor', 500);
+      const round = await openRound(harness.api, 'seam');
+      const response = await placeBets(harness.api, round.roundId, poor, [
+        { type: 'player', amount: 1_000 },
+      ]);
+      expect(response.status).toBe(422);
+      expect((response.body as unknown as { code: string }).code).toBe('INSUFFICIENT_FUNDS');
+      expect(await wallet.balance(poor)).toBe(500);
+      await closeAndDeal(round.roundId);
+    });
+
+    it('wallet down during bets: the bet is refused with a clear problem, nothing is debited twice', async () => {
+      const ben = await player('ben');
+      const round = await openRound(harness.api, 'seam');
+      const bet = { betId: randomUUID(), type: 'player', amount: 1_500 };
+      wallet.fault('down');
+      const refused = await placeBets(harness.api, round.roundId, ben, [bet]);
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'UNAVAILABLE' });
+      expect(JSON.stringify(refused.body)).toContain("operator's wallet");
+      const view = expectStatus(
+        await harness.api.as('regulator').get<RoundView>(`/v1/rounds/${round.roundId}`),
+        200,
+      );
+      expect(view.bets.filter((b) => b.betId === bet.betId)).toEqual([]);
+      // Back: the given-up debit's rollback is delivered (recorded as a tombstone), then the
+      // player's retry under the same bet id is a new debit, taken once.
+      wallet.fault('pass');
+      await drained(ben);
+      expect(await wallet.balance(ben)).toBe(START);
+      expectStatus(await placeBets(harness.api, round.roundId, ben, [bet]), 201);
+      expect(await wallet.balance(ben)).toBe(START - 1_500);
+      const calls = await wallet.callsOf(bet.betId);
+      expect(calls.filter((c) => c.call === 'debit' && c.state === 'applied')).toHaveLength(1);
+      const done = await closeAndDeal(round.roundId);
+      await drained(ben);
+      expect(await wallet.balance(ben)).toBe(START - 1_500 + paid(done, [bet.betId]));
+      expect(START + (await impliedChange(ben))).toBe(await wallet.balance(ben));
+    });
+
+    it('wallet down during settlement: the credits are delivered when it returns, once', async () => {
+      const cy = await player('cy');
+      const round = await openRound(harness.api, 'seam');
+      const bets = [
+        { betId: randomUUID(), type: 'player', amount: 1_000 },
+        { betId: randomUUID(), type: 'banker', amount: 1_000, bankerMode: 'commission' },
+      ];
+      expectStatus(await placeBets(harness.api, round.roundId, cy, bets), 201);
+      wallet.fault('down');
+      const done = await closeAndDeal(round.roundId);
+      await vi.waitFor(
+        async () => {
+          const types = (await operatorEvents(cy)).map((e) => e.type);
+          if (types.filter((t) => t === 'OperatorCreditRequested').length < 2)
+            throw new Error('credits not requested yet');
+        },
+        { timeout: 20_000 },
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500)); // the outbox tries, and fails
+      expect(await wallet.balance(cy)).toBe(START - 2_000);
+      wallet.fault('pass');
+      await drained(cy);
+      const expected =
+        START -
+        2_000 +
+        paid(
+          done,
+          bets.map((b) => b.betId),
+        );
+      expect(await wallet.balance(cy)).toBe(expected);
+      // Sending again moves nothing: each credit is applied once by its key.
+      await harness.system.seamless!.outbox.deliver();
+      for (const bet of bets) {
+        const credits = (await wallet.callsOf(bet.betId)).filter((c) => c.call === 'credit');
+        expect(credits).toHaveLength(1);
+      }
+      expect(await wallet.balance(cy)).toBe(expected);
+    });
+
+    it('a debit applied whose answer is lost is confirmed by its status: no double charge, no free bet', async () => {
+      const dee = await player('dee');
+      const round = await openRound(harness.api, 'seam');
+      const bet = { betId: randomUUID(), type: 'banker', amount: 2_500, bankerMode: 'commission' };
+      wallet.fault('lose-answer', ['debit']);
+      expectStatus(await placeBets(harness.api, round.roundId, dee, [bet]), 201);
+      wallet.fault('pass');
+      expect(await wallet.balance(dee)).toBe(START - 2_500);
+      const debits = (await wallet.callsOf(bet.betId)).filter((c) => c.call === 'debit');
+      expect(debits).toEqual([{ call: 'debit', state: 'applied', amount: 2_500 }]);
+      const confirmed = (await operatorEvents(dee)).find(
+        (e) => e.type === 'OperatorDebitConfirmed',
+      );
+      expect(confirmed?.type === 'OperatorDebitConfirmed' && confirmed.data.via).toBe('status');
+      const done = await closeAndDeal(round.roundId);
+      await drained(dee);
+      expect(await wallet.balance(dee)).toBe(START - 2_500 + paid(done, [bet.betId]));
+    });
+
+    it('a debit applied whose answer is lost and whose status cannot be asked is rolled back: no free bet, no charge', async () => {
+      const eve = await player('eve');
+      const round = await openRound(harness.api, 'seam');
+      const bet = { betId: randomUUID(), type: 'player', amount: 3_000 };
+      wallet.fault('lose-answer', ['debit']);
+      wallet.fault('down', ['status']);
+      const refused = await placeBets(harness.api, round.roundId, eve, [bet]);
+      expect(refused.status).toBe(503);
+      // The wallet did take it...
+      expect(await wallet.balance(eve)).toBe(START - 3_000);
+      wallet.fault('pass');
+      // ...and gets the rollback once it answers again; the round never held the bet.
+      await drained(eve);
+      expect(await wallet.balance(eve)).toBe(START);
+      const view = expectStatus(
+        await harness.api.as('regulator').get<RoundView>(`/v1/rounds/${round.roundId}`),
+        200,
+      );
+      expect(view.bets.filter((b) => b.betId === bet.betId)).toEqual([]);
+      expect(START + (await impliedChange(eve))).toBe(START);
+      await closeAndDeal(round.roundId);
+    });
+
+    it('a void rolls the debits back', async () => {
+      const fin = await player('fin');
+      const round = await openRound(harness.api, 'seam');
+      const bet = { betId: randomUUID(), type: 'tie', amount: 700 };
+      expectStatus(await placeBets(harness.api, round.roundId, fin, [bet]), 201);
+      expect(await wallet.balance(fin)).toBe(START - 700);
+      expectStatus(
+        await harness.api
+          .as('supervisor')
+          .post(`/v1/rounds/${round.roundId}/void`, { reason: 'table fault' }),
+        200,
+      );
+      await settled(harness.api, round.roundId);
+      await vi.waitFor(
+        async () => {
+          if (!(await operatorEvents(fin)).some((e) => e.type === 'OperatorRollbackRequested'))
+            throw new Error('no rollback yet');
+        },
+        { timeout: 20_000 },
+      );
+      await drained(fin);
+      expect(await wallet.balance(fin)).toBe(START);
+      const calls = await wallet.callsOf(bet.betId);
+      expect(calls.map((c) => `${c.call}:${c.state}`).sort()).toEqual([
+        'debit:rolled-back',
+        'rollback:applied',
+      ]);
+    });
+
+    it('a bet id reused on another round to win back a lost stake moves no money', async () => {
+      const gil = await player('gil');
+      const ivo = await player('ivo');
+      // Play until one of gil's two bets loses (a tie pushes both).
+      let lost: { betId: string; amount: number } | null = null;
+      while (lost === null) {
+        const round = await openRound(harness.api, 'seam');
+        const bets = [
+          { betId: randomUUID(), type: 'player', amount: 1_000 },
+          { betId: randomUUID(), type: 'banker', amount: 1_000, bankerMode: 'commission' },
+        ];
+        expectStatus(await placeBets(harness.api, round.roundId, gil, bets), 201);
+        const done = await closeAndDeal(round.roundId);
+        const line = done.settlement!.lines.find((l) => l.result === 'lose');
+        if (line !== undefined) lost = { betId: line.betId, amount: 1_000 };
+      }
+      await drained(gil);
+      const before = { gil: await wallet.balance(gil), ivo: await wallet.balance(ivo) };
+      const next = await openRound(harness.api, 'seam');
+      // The same player: refused before the operator's wallet is asked.
+      const again = await placeBets(harness.api, next.roundId, gil, [
+        { betId: lost.betId, type: 'player', amount: 1_000 },
+      ]);
+      expect(again.status).toBe(409);
+      expect(again.body).toMatchObject({ code: 'ID_CONFLICT' });
+      // Another player under the same id: debited, refused by the round, rolled back.
+      const other = await placeBets(harness.api, next.roundId, ivo, [
+        { betId: lost.betId, type: 'player', amount: 1_000 },
+      ]);
+      expect(other.status).toBe(409);
+      await closeAndDeal(next.roundId);
+      await drained(gil, ivo);
+      expect(await wallet.balance(gil)).toBe(before.gil);
+      expect(await wallet.balance(ivo)).toBe(before.ivo);
+      const credits = (await wallet.callsOf(lost.betId)).filter((c) => c.call === 'credit');
+      expect(credits).toEqual([{ call: 'credit', state: 'applied', amount: 0 }]);
+    });
+  },
+);
