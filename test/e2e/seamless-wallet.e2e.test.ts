@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { operatorWalletEventSchema, streams, type OperatorWalletEvent } from '@croupier/contracts';
+import {
+  operatorWalletEventSchema,
+  roundEventSchema,
+  streams,
+  type OperatorWalletEvent,
+} from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
 import {
@@ -8,6 +13,7 @@ import {
   openTable,
   placeBets,
   settled,
+  testRandom,
   type RoundView,
 } from '../support/play.js';
 import {
@@ -110,6 +116,25 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       return settled(harness.api, roundId);
     }
 
+    /** The round audit's verdict, with its stakes checked against the operator wallet's records. */
+    async function expectAuditPasses(roundId: string): Promise<void> {
+      const audit = expectStatus(
+        await harness.api.as('regulator').get<{
+          verdict: {
+            ok: boolean;
+            findings: unknown[];
+            checks: { check: string; status: string; detail: string | null }[];
+          };
+        }>(`/v1/audit/rounds/${roundId}`),
+        200,
+      );
+      expect(audit.verdict.findings, roundId).toEqual([]);
+      expect(audit.verdict.ok).toBe(true);
+      const debits = audit.verdict.checks.find((c) => c.check === 'debits');
+      expect(debits?.status).toBe('pass');
+      expect(debits?.detail).toContain('seamless');
+    }
+
     const paid = (round: RoundView, betIds: readonly string[]) =>
       round
         .settlement!.lines.filter((line) => betIds.includes(line.betId))
@@ -141,6 +166,7 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       expect(types.filter((t) => t === 'OperatorDebitConfirmed')).toHaveLength(2);
       expect(types.filter((t) => t === 'OperatorCreditRequested')).toHaveLength(2);
       expect(types.filter((t) => t === 'OperatorCallDelivered')).toHaveLength(2);
+      await expectAuditPasses(round.roundId);
     });
 
     it('a bet the operator refuses for want of funds is refused with INSUFFICIENT_FUNDS', async () => {
@@ -292,6 +318,7 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
         'debit:rolled-back',
         'rollback:applied',
       ]);
+      await expectAuditPasses(round.roundId);
     });
 
     it('a bet id reused on another round to win back a lost stake moves no money', async () => {
@@ -330,6 +357,113 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       expect(await wallet.balance(ivo)).toBe(before.ivo);
       const credits = (await wallet.callsOf(lost.betId)).filter((c) => c.call === 'credit');
       expect(credits).toEqual([{ call: 'credit', state: 'applied', amount: 0 }]);
+      await expectAuditPasses(next.roundId);
+    });
+
+    it('a played shoe with voids and disputes: every round audit passes, the operator holds what the records imply', async () => {
+      const { api } = harness;
+      await openTable(api, 'seam-shoe', 'generic', { decks: 1 });
+      const players = await Promise.all(
+        ['kai', 'lea', 'max', 'noa'].map((name) => player(name, 1_000_000)),
+      );
+      const random = testRandom(20261201);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+      let shoeId: string | null = null;
+      const roundIds: string[] = [];
+      for (let n = 1; ; n++) {
+        // The shoe's last round opens the next shoe only once its money is settled.
+        const round = await vi.waitFor(() => openRound(api, 'seam-shoe'), {
+          timeout: 20_000,
+          interval: 100,
+        });
+        shoeId ??= round.shoeId;
+        if (round.shoeId !== shoeId) {
+          expectStatus(
+            await api
+              .as('supervisor')
+              .post(`/v1/rounds/${round.roundId}/void`, { reason: 'end of test' }),
+            200,
+          );
+          break;
+        }
+        roundIds.push(round.roundId);
+        for (const id of players) {
+          const type = pick(['player', 'banker', 'tie'] as const);
+          const bet = {
+            type,
+            amount: 100 * (1 + Math.floor(random() * 30)),
+            ...(type === 'banker' ? { bankerMode: 'commission' } : {}),
+          };
+          expectStatus(await placeBets(api, round.roundId, id, [bet]), 201);
+        }
+        if (n % 5 === 0) {
+          // A void before the cards: every stake is rolled back.
+          expectStatus(
+            await api
+              .as('supervisor')
+              .post(`/v1/rounds/${round.roundId}/void`, { reason: 'misdeal' }),
+            200,
+          );
+          await settled(api, round.roundId);
+          continue;
+        }
+        // The wallet away while one round settles: its credits wait in the outbox.
+        if (n % 4 === 0) wallet.fault('down', ['credit', 'rollback']);
+        await closeAndDeal(round.roundId);
+        wallet.fault('pass');
+        if (n % 3 === 0) {
+          // A dispute after settlement: voided, every bet resettled to its stake.
+          expectStatus(
+            await api
+              .as('supervisor')
+              .post(`/v1/rounds/${round.roundId}/void`, { reason: 'dispute upheld' }),
+            200,
+          );
+          await settled(api, round.roundId);
+        }
+      }
+      expect(roundIds.length).toBeGreaterThan(3);
+      // Resettlements are recorded asynchronously: wait for every void after settlement's.
+      await vi.waitFor(
+        async () => {
+          for (const roundId of roundIds) {
+            const types = (await harness.store.readStream(streams.round(roundId))).map(
+              (e) => e.type,
+            );
+            if (
+              types.includes('RoundSettled') &&
+              types.includes('RoundVoided') &&
+              !types.includes('RoundResettled')
+            )
+              throw new Error(`${roundId} not resettled yet`);
+          }
+        },
+        { timeout: 20_000 },
+      );
+      await drained(...players);
+      // What the game's own records say each player won or lost: stakes, payouts, refunds, resettlements.
+      const gameChange = new Map(players.map((id) => [id, 0]));
+      const add = (id: string, amount: number) =>
+        gameChange.set(id, (gameChange.get(id) ?? 0) + amount);
+      for (const roundId of roundIds) {
+        for (const recorded of await harness.store.readStream(streams.round(roundId))) {
+          const event = roundEventSchema.parse({ type: recorded.type, data: recorded.data });
+          if (event.type === 'BetPlaced') add(event.data.playerId, -event.data.amount);
+          if (event.type === 'RoundSettled')
+            for (const l of event.data.lines) add(l.playerId, l.payout);
+          if (event.type === 'BetsRefunded')
+            for (const l of event.data.lines) add(l.playerId, l.amount);
+          if (event.type === 'RoundResettled')
+            for (const l of event.data.adjustments) add(l.playerId, l.delta);
+        }
+      }
+      for (const id of players) {
+        const balance = await wallet.balance(id);
+        expect(balance, id).toBe(1_000_000 + gameChange.get(id)!);
+        expect(balance, id).toBe(1_000_000 + (await impliedChange(id)));
+        expect(await harness.store.readStream(streams.wallet(id))).toEqual([]);
+      }
+      for (const roundId of roundIds) await expectAuditPasses(roundId);
     });
   },
 );

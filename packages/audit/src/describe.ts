@@ -4,6 +4,8 @@ import {
   securityEventSchema,
   tableEventSchema,
   walletEventSchema,
+  operatorWalletEventSchema,
+  type OperatorWalletEvent,
   type Adjustment,
   type RoundEvent,
   type ShoeEvent,
@@ -171,6 +173,25 @@ function describeTable(event: TableEvent): string {
   }
 }
 
+/** Seamless mode: what Croupier asked the operator's wallet, and what it answered. */
+function describeOperatorWallet(event: OperatorWalletEvent): string {
+  const d = event.data;
+  switch (event.type) {
+    case 'OperatorDebitRequested':
+      return `operator's wallet asked to debit ${event.data.amount} from ${d.playerId} for bet ${event.data.betId} (attempt ${event.data.attempt})`;
+    case 'OperatorDebitConfirmed':
+      return `operator's wallet debited ${event.data.amount} from ${d.playerId} (transaction ${event.data.transactionId}, learned by ${event.data.via})`;
+    case 'OperatorDebitFailed':
+      return `operator's wallet debit of ${event.data.amount} for ${d.playerId} ${event.data.outcome} (${event.data.code})`;
+    case 'OperatorRollbackRequested':
+      return `rollback of ${event.data.amount} to ${d.playerId} requested of the operator's wallet (${event.data.reason})`;
+    case 'OperatorCreditRequested':
+      return `credit of ${event.data.amount} to ${d.playerId} requested of the operator's wallet (${event.data.kind})`;
+    case 'OperatorCallDelivered':
+      return `operator's wallet confirmed the ${event.data.call} ${event.data.key} (transaction ${event.data.transactionId})`;
+  }
+}
+
 /** One line saying what an event records, in the game's words; its type if it cannot be read. */
 export function describeEvent(recorded: RecordedEvent): string {
   const input = { type: recorded.type, data: recorded.data };
@@ -189,6 +210,11 @@ export function describeEvent(recorded: RecordedEvent): string {
     case 'wallet-': {
       const parsed = walletEventSchema.safeParse(input);
       if (parsed.success) return describeWallet(parsed.data);
+      break;
+    }
+    case 'operator-': {
+      const parsed = operatorWalletEventSchema.safeParse(input);
+      if (parsed.success) return describeOperatorWallet(parsed.data);
       break;
     }
     case 'table-': {

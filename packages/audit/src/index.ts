@@ -28,3 +28,4 @@ export * from './wallet-balances.js';
 export * from './wallet-audit.js';
 export * from './significant-events.js';
 export * from './checkpoint.js';
+export { checkOperatorStakes, isOperatorWalletEventOf } from './operator-wallet-check.js';

@@ -8,6 +8,7 @@ import { provenanceOf } from './parse.js';
 import type { RoundAudit, TrailEntry } from './reports.js';
 import type { BetAdjustment, BetExamination, DealtCard } from './round-model.js';
 import { examineRound, type RoundExamination } from './round-examination.js';
+import { checkOperatorStakes } from './operator-wallet-check.js';
 import { checkDigest } from './digest-check.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
@@ -24,6 +25,12 @@ export interface RoundEvidence {
   readonly shoe?: readonly RecordedEvent[] | null;
   /** Wallet events of the round (debits, payouts, refunds, commission): see `isWalletEventOf`. */
   readonly wallet?: readonly RecordedEvent[] | null;
+  /**
+   * Seamless mode (ADR 0026): what Croupier asked the operator's wallet for this round and what
+   * it answered (`isOperatorWalletEventOf`). When given, the stakes are checked against these
+   * records instead of Croupier's own wallet, which holds no balance then.
+   */
+  readonly operatorWallet?: readonly RecordedEvent[] | null;
   /** The first event of the table's next shoe, when it was shuffled (see `ShoeEvidence`). */
   readonly nextShoe?: RecordedEvent | null;
   /** A published checkpoint to check the round and shoe streams against (ADR 0024). */
@@ -118,8 +125,17 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
   if (evidence.wallet) verifyWalletExcerpts(evidence.wallet, verdict);
   verdict.pass('hash-chain');
 
-  const examined = examineRound(roundId, evidence.round, evidence.wallet ?? null, verdict);
-  if (evidence.wallet === undefined || evidence.wallet === null)
+  const seamless = evidence.operatorWallet ?? null;
+  const examined = examineRound(
+    roundId,
+    evidence.round,
+    seamless === null ? (evidence.wallet ?? null) : null,
+    verdict,
+  );
+  if (seamless !== null) {
+    verifyWalletExcerpts(seamless, verdict);
+    checkOperatorStakes(roundId, evidence.round, seamless, verdict);
+  } else if (evidence.wallet === undefined || evidence.wallet === null)
     verdict.skip('debits', 'the wallet events were not supplied');
 
   if (evidence.shoe) {
@@ -161,6 +177,7 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
     ...(evidence.wallet ?? []).filter((e) =>
       examined.wallet?.some((m) => m.stream === e.stream && m.revision === String(e.revision)),
     ),
+    ...(evidence.operatorWallet ?? []),
   ].sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
 
   return {

@@ -1,4 +1,5 @@
 import {
+  isOperatorWalletEventOf,
   isWalletEventOf,
   ROUND_WALLET_EVENT_TYPES,
   walletEventsByRound,
@@ -117,6 +118,24 @@ function roundsNamedBy(shoe: readonly RecordedEvent[]): string[] {
   return [...named];
 }
 
+/**
+ * Seamless mode's records of the round (ADR 0026): the operator-wallet streams of the players the
+ * round names, the events naming the round. Null when there are none: the round was played in
+ * transfer mode, and its stakes are checked against Croupier's own wallet.
+ */
+async function operatorWalletEventsOf(
+  store: EventStore,
+  roundId: string,
+  round: readonly RecordedEvent[],
+): Promise<RecordedEvent[] | null> {
+  const found: RecordedEvent[] = [];
+  for (const playerId of playersNamedBy([round])) {
+    for (const event of await store.readStream(streams.operatorWallet(playerId)))
+      if (isOperatorWalletEventOf(event, roundId)) found.push(event);
+  }
+  return found.length === 0 ? null : found;
+}
+
 /** Reads what a round audit needs: the round stream, its shoe stream, its wallet events. */
 export async function loadRoundEvidence(
   store: EventStore,
@@ -135,8 +154,9 @@ export async function loadRoundEvidence(
     return { roundId, round, shoe, wallet, nextShoe: await nextShoeOf(store, shoeId) };
   }
   const wallet = await walletEventsOf(store, new Set([roundId]), [round]);
+  const operatorWallet = await operatorWalletEventsOf(store, roundId, round);
   const nextShoe = await nextShoeOf(store, shoeId);
-  return { roundId, round, shoe, wallet, nextShoe };
+  return { roundId, round, shoe, wallet, operatorWallet, nextShoe };
 }
 
 /**
