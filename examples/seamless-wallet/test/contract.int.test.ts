@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { HttpOperatorWallet, OPERATOR_WALLET_ROUTES } from '@croupier/wallet';
+import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Books, buildWalletServer, signatureOf, WALLET_ROUTES } from '../src/index.js';
+
+/**
+ * The published contract (docs/wallet-api.openapi.json) against both sides: every request
+ * Croupier's adapter sends and every answer the example wallet gives fit the document, and the
+ * routes are the same three times over (document, adapter, example).
+ */
+interface OpenApi {
+  paths: Record<
+    string,
+    {
+      post: {
+        requestBody: { content: { 'application/json': { schema: { $ref: string } } } };
+        responses: Record<
+          string,
+          { content: { 'application/json': { schema: { $ref: string } } } }
+        >;
+      };
+    }
+  >;
+  components: { schemas: Record<string, object> };
+}
+const document = JSON.parse(
+  readFileSync(new URL('../../../docs/wallet-api.openapi.json', import.meta.url), 'utf8'),
+) as OpenApi;
+const SECRET = 'contract-test-secret-0123456789abcdef0123';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+(addFormats as unknown as (ajv: Ajv2020) => void)(ajv);
+ajv.addSchema({ $id: 'wallet', components: document.components });
+const validate = (ref: string, value: unknown) => {
+  const check = ajv.getSchema(`wallet${ref}`)!;
+  return check(value) ? null : ajv.errorsText(check.errors);
+};
+
+interface Exchange {
+  path: string;
+  body: unknown;
+  status: number;
+  answer: unknown;
+}
+
+describe('the wallet API contract', () => {
+  let postgres: IsolatedPostgres;
+  let books: Books;
+  let app: FastifyInstance;
+  let url: string;
+  const exchanges: Exchange[] = [];
+  beforeAll(async () => {
+    postgres = await isolatedPostgres('contract');
+    books = new Books({ connectionString: postgres.connectionString, schema: postgres.schema });
+    await books.migrate();
+    app = await buildWalletServer({ books, secret: SECRET });
+    app.addHook('onSend', async (request, reply, payload) => {
+      exchanges.push({
+        path: request.url,
+        body: request.body,
+        status: reply.statusCode,
+        answer: JSON.parse(payload as string),
+      });
+      return payload;
+    });
+    url = await app.listen({ host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await books?.close();
+    await postgres?.drop();
+  });
+
+  it('publishes the routes the adapter calls and the example serves', () => {
+    const published = Object.keys(document.paths).sort();
+    expect(Object.values(OPERATOR_WALLET_ROUTES).sort()).toEqual(published);
+    expect(Object.values(WALLET_ROUTES).sort()).toEqual(published);
+    for (const path of published)
+      expect(app.hasRoute({ method: 'POST', url: path }), path).toBe(true);
+  });
+
+  it('fits every request the adapter sends and every answer the example gives', async () => {
+    const adapter = new HttpOperatorWallet({ url, secret: SECRET, timeoutMs: 2_000, retries: 0 });
+    await books.setBalance('pia', 'EUR', 5_000);
+    const bet = { playerId: 'pia', roundId: 'live.1.1', betId: randomUUID(), currency: 'EUR' };
+    const debitKey = randomUUID();
+    expect(await adapter.debit({ ...bet, key: debitKey, amount: 1_000 })).toMatchObject({
+      outcome: 'applied',
+      balance: 4_000,
+    });
+    expect(await adapter.debit({ ...bet, key: debitKey, amount: 1_000 })).toMatchObject({
+      balance: 4_000,
+    });
+    expect(await adapter.debit({ ...bet, key: randomUUID(), amount: 9_000 })).toMatchObject({
+      outcome: 'refused',
+      code: 'INSUFFICIENT_FUNDS',
+    });
+    expect(await adapter.debit({ ...bet, key: debitKey, amount: 999 })).toMatchObject({
+      outcome: 'refused',
+      code: 'KEY_CONFLICT',
+    });
+    await adapter.credit({ ...bet, key: randomUUID(), amount: 1_950, kind: 'settlement' });
+    await adapter.credit({ ...bet, key: randomUUID(), amount: -950, kind: 'adjustment' });
+    expect(await adapter.status(debitKey)).toMatchObject({ state: 'applied' });
+    expect(await adapter.status(randomUUID())).toEqual({ state: 'unknown' });
+    await adapter.rollback({ ...bet, key: randomUUID(), debitKey, amount: 1_000 });
+    expect(await adapter.status(debitKey)).toMatchObject({ state: 'rolled-back' });
+    // A rollback of a debit never seen is remembered: the debit is refused when it comes.
+    const lateKey = randomUUID();
+    await adapter.rollback({ ...bet, key: randomUUID(), debitKey: lateKey, amount: 500 });
+    expect(await adapter.debit({ ...bet, key: lateKey, amount: 500 })).toMatchObject({
+      outcome: 'refused',
+      code: 'ROLLED_BACK',
+    });
+    // 5000 - 1000 + 1950 - 950, and the debit given back.
+    expect(await books.balanceOf('pia')).toEqual({ currency: 'EUR', balance: 6_000 });
+
+    expect(exchanges.length).toBeGreaterThan(10);
+    for (const exchange of exchanges) {
+      const operation = document.paths[exchange.path]?.post;
+      expect(operation, exchange.path).toBeDefined();
+      expect(
+        validate(operation!.requestBody.content['application/json'].schema.$ref, exchange.body),
+        exchange.path,
+      ).toBeNull();
+      const response = operation!.responses[String(exchange.status)];
+      expect(response, `${exchange.path} ${exchange.status}`).toBeDefined();
+      expect(
+        validate(response!.content['application/json'].schema.$ref, exchange.answer),
+        `${exchange.path} ${exchange.status}`,
+      ).toBeNull();
+    }
+  });
+
+  it('refuses a bad signature and a stale timestamp with the documented 401', async () => {
+    const body = JSON.stringify({ key: randomUUID() });
+    const post = (timestamp: string, signature: string) =>
+      fetch(new URL(WALLET_ROUTES.status, url), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-croupier-timestamp': timestamp,
+          'x-croupier-signature': signature,
+        },
+        body,
+      });
+    const now = String(Date.now());
+    expect((await post(now, signatureOf(SECRET, now, body))).status).toBe(200);
+    expect(
+      (await post(now, signatureOf('another-secret-0123456789abcdef0123456', now, body))).status,
+    ).toBe(401);
+    const stale = String(Date.now() - 600_000);
+    const refused = await post(stale, signatureOf(SECRET, stale, body));
+    expect(refused.status).toBe(401);
+    expect(validate('#/components/schemas/Problem', await refused.json())).toBeNull();
+  });
+});
