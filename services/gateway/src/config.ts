@@ -78,10 +78,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
     ]);
   }
   const seamless = operatorWalletSettingProblems(config);
-  if (config.WALLET_MODE === 'seamless' && config.WALLET_CONSUMER_CONCURRENCY === 0)
-    seamless.push(
-      'WALLET_CONSUMER_CONCURRENCY: may not be 0 with WALLET_MODE=seamless (settlement messages become the credits Croupier sends the operator)',
-    );
   if (seamless.length > 0) throw new ConfigError(seamless);
   return config;
 }

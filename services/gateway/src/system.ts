@@ -23,6 +23,7 @@ import {
   PendingOperatorCalls,
   SeamlessWallet,
   startCommissionCollector,
+  startOperatorWalletFeed,
   WalletService,
 } from '@croupier/wallet';
 import type { OperatorWalletPort, WalletPort } from '@croupier/contracts';
@@ -197,15 +198,9 @@ export class System {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    const seamless = this.seamless;
-    if (seamless !== null) {
-      // Seamless: each settlement message is recorded as a call the outbox owes the operator.
-      this.consumer = await this.bus.consume(
-        (message) => seamless.wallet.applySettlementMessage(message),
-        { concurrency: this.config.WALLET_CONSUMER_CONCURRENCY },
-      );
-      seamless.outbox.start();
-    } else if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
+    // Seamless: Croupier's own wallet takes no credits; the operator's wallet gets them from the
+    // feed and the outbox (started below).
+    if (this.seamless === null && this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
         concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
       });
@@ -225,6 +220,12 @@ export class System {
         report('commission-collector'),
       ),
     );
+    if (this.seamless !== null) {
+      this.subscriptions.push(
+        startOperatorWalletFeed(this.store, this.seamless.wallet, report('operator-wallet-feed')),
+      );
+      this.seamless.outbox.start();
+    }
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
     this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();

@@ -253,20 +253,16 @@ export const operatorWalletDecider: Decider<
       case 'RequestCredit': {
         if (state.calls.has(command.key)) return [];
         const debit = state.debits.get(command.betId);
-        if (command.kind === 'settlement') {
-          // A payout closes a confirmed stake of its round, once: never one refunded or unpaid.
-          if (
-            debit === undefined ||
+        // A payout closes a confirmed stake of its round, once: never one refunded or never
+        // confirmed (a bet of transfer mode, before the switch, is not this wallet's to pay).
+        if (
+          command.kind === 'settlement' &&
+          (debit === undefined ||
             debit.status !== 'confirmed' ||
             debit.roundId !== command.roundId ||
-            debit.closedBy !== null
-          )
-            throw new DomainError(
-              'ID_CONFLICT',
-              `betId ${command.betId}: no open stake confirmed by the operator's wallet for round ${command.roundId}`,
-              { field: 'betId' },
-            );
-        }
+            debit.closedBy !== null)
+        )
+          return [];
         return [
           {
             type: 'OperatorCreditRequested',

@@ -1,5 +1,4 @@
 import {
-  causedBy,
   deterministicId,
   systemContext,
   type Aggregate,
@@ -9,12 +8,12 @@ import {
   DomainError,
   eventTypesOf,
   operatorWalletEventSchema,
+  roundEventSchema,
   streams,
   type CommandContext,
   type OperatorWalletEvent,
   type OperatorWalletPort,
   type PlayerId,
-  type SettlementMessage,
   type StakeOf,
   type WalletPort,
 } from '@croupier/contracts';
@@ -24,6 +23,7 @@ import {
   type OperatorWalletCommand,
   type OperatorWalletState,
 } from './operator-wallet.decider.js';
+import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
 
 export const operatorWalletAggregate: Aggregate<
   OperatorWalletCommand,
@@ -133,47 +133,65 @@ export class SeamlessWallet implements WalletPort {
   }
 
   /**
-   * Seamless mode's wallet system: each settlement message becomes a call to the operator's
-   * wallet, recorded under the message's id before the outbox delivers it, so a message
-   * delivered twice asks once. A refund is the rollback of the stake's debit.
+   * Seamless mode's wallet system: each settlement record of a round (its settlement, its
+   * refund, its resettlement) becomes calls to the operator's wallet, one per bet, recorded under
+   * keys named by the record and the bet before the outbox delivers them, so a record seen twice
+   * asks once. A refund is the rollback of the stake's debit.
    */
-  async applySettlementMessage(
-    message: SettlementMessage,
-    context: CommandContext = systemContext('operator-wallet'),
-  ): Promise<void> {
-    const caused = causedBy(context, message.eventId);
-    if (message.kind === 'refund') {
-      await this.refundStake(
-        {
-          playerId: message.playerId,
-          roundId: message.roundId,
-          betId: message.betId,
-          amount: message.stake,
-          reason: message.reason === 'cleared' ? 'cleared' : 'voided',
-        },
-        caused,
-      );
+  async applySettlementRecord(record: RecordedEvent): Promise<void> {
+    const parsed = roundEventSchema.parse({ type: record.type, data: record.data });
+    const context = systemContext('operator-wallet', record.id);
+    const creditKey = (betId: string) => deterministicId('operator-credit', record.id, betId);
+    if (parsed.type === 'BetsRefunded') {
+      for (const line of parsed.data.lines)
+        await this.refundStake(
+          {
+            playerId: line.playerId,
+            roundId: parsed.data.roundId,
+            betId: line.betId,
+            amount: line.amount,
+            reason: parsed.data.reason,
+          },
+          context,
+        );
       return;
     }
-    const amount = message.kind === 'adjustment' ? message.adjustment!.delta : message.payout;
-    // A resettlement that moves no money asks nothing of the wallet.
-    if (message.kind === 'adjustment' && amount === 0) return;
-    const { events } = await this.run(
-      message.playerId,
-      {
-        type: 'RequestCredit',
-        roundId: message.roundId,
-        betId: message.betId,
-        amount,
-        currency: message.currency,
-        key: message.messageId,
-        kind: message.kind,
-        settlementId: message.settlementId,
-        stake: message.stake,
-      },
-      caused,
-    );
-    if (events.length > 0) this.onRequested();
+    if (parsed.type !== 'RoundSettled' && parsed.type !== 'RoundResettled') return;
+    const credits =
+      parsed.type === 'RoundSettled'
+        ? parsed.data.lines.map((line) => ({
+            ...line,
+            amount: line.payout,
+            kind: 'settlement' as const,
+            settlementId: parsed.data.settlementId,
+          }))
+        : parsed.data.adjustments
+            // A resettlement that moves no money asks nothing of the wallet.
+            .filter((line) => line.delta !== 0)
+            .map((line) => ({
+              ...line,
+              amount: line.delta,
+              kind: 'adjustment' as const,
+              settlementId: parsed.data.resettlementId,
+            }));
+    for (const credit of credits) {
+      const { events } = await this.run(
+        credit.playerId,
+        {
+          type: 'RequestCredit',
+          roundId: parsed.data.roundId,
+          betId: credit.betId,
+          amount: credit.amount,
+          currency: parsed.data.currency,
+          key: creditKey(credit.betId),
+          kind: credit.kind,
+          settlementId: credit.settlementId,
+          stake: credit.stake,
+        },
+        context,
+      );
+      if (events.length > 0) this.onRequested();
+    }
   }
 
   /** Records that the wallet confirmed a credit or rollback: the outbox stops sending it. */
@@ -265,4 +283,34 @@ export class SeamlessWallet implements WalletPort {
       { betIds, dependency: 'operator-wallet' },
     );
   }
+}
+
+/** The settlement records seamless mode turns into calls to the operator's wallet. */
+export const OPERATOR_WALLET_FEED = {
+  name: 'operator-wallet-feed',
+  filter: {
+    streamPrefix: streams.round(''),
+    eventTypes: ['RoundSettled', 'BetsRefunded', 'RoundResettled'],
+  },
+} as const;
+
+/**
+ * Seamless mode's feed: a checkpointed subscription to the rounds' settlement records, straight
+ * from the log (not the settlement bus, whose messages are for downstream systems), each turned
+ * into the calls it owes the operator's wallet. Its checkpoint moves once the calls are recorded;
+ * the outbox delivers them.
+ */
+export function startOperatorWalletFeed(
+  store: EventStore,
+  wallet: SeamlessWallet,
+  onError: (error: unknown) => void,
+): Subscription {
+  return store.subscribe({
+    name: OPERATOR_WALLET_FEED.name,
+    from: 'start',
+    filter: OPERATOR_WALLET_FEED.filter,
+    checkpoints: 'per-page',
+    onError,
+    handler: (event) => wallet.applySettlementRecord(event),
+  });
 }
