@@ -50,8 +50,8 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       await openTable(harness.api, 'seam', 'generic');
     });
     afterAll(async () => {
-      await harness?.close();
-      await wallet?.close();
+      await harness.close();
+      await wallet.close();
     });
 
     /** A player with an account at the operator's wallet, and none in Croupier's. */

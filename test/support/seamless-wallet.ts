@@ -93,7 +93,11 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     },
     async close() {
       relay.closeAllConnections();
-      await new Promise<void>((resolve) => relay.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        relay.close(() => {
+          resolve();
+        });
+      });
       await app.close();
       await books.close();
       await postgres.drop();

@@ -71,9 +71,9 @@ describe('the wallet API contract', () => {
     url = await app.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
-    await app?.close();
-    await books?.close();
-    await postgres?.drop();
+    await app.close();
+    await books.close();
+    await postgres.drop();
   });
 
   it('publishes the routes the adapter calls and the example serves', () => {
