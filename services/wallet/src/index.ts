@@ -5,3 +5,4 @@ export * from './application/settlement-consumer.js';
 export * from './application/commission-collector.js';
 export * from './http/internal-routes.js';
 export * from './application/balance-limits.js';
+export * from './application/wallet-mode.js';

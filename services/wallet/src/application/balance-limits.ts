@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { walletModeSchema } from './wallet-mode.js';
 
 /**
  * The most a wallet may hold, per currency, in minor units: deposits past it are refused
@@ -51,6 +52,9 @@ export const balanceLimitsSchema = z
     return (currency) => byCurrency.get(currency) ?? fallback;
   });
 
+/** The wallet settings every process that hosts a wallet reads (gateway, wallet service). */
 export const walletEnvironmentShape = {
+  /** transfer (Croupier holds the ledger) | seamless (the operator's wallet does). */
+  WALLET_MODE: walletModeSchema,
   WALLET_MAX_BALANCE: balanceLimitsSchema.prefault(String(DEFAULT_MAX_BALANCE)),
 } as const;
