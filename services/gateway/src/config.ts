@@ -1,7 +1,7 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { settlementEnvironmentShape } from '@croupier/settlement';
-import { walletEnvironmentShape } from '@croupier/wallet';
+import { walletConsumerShape, walletEnvironmentShape } from '@croupier/wallet';
 import { z } from 'zod';
 
 export { ConfigError, tokenPolicy, tokenSecret };
@@ -18,13 +18,7 @@ const presetList = z
 
 /** The gateway's own settings, beside those every process has (@croupier/runtime). */
 const gatewayShape = {
-  /**
-   * Settlement messages Croupier's own wallet applies at once. 0: it does not consume (another
-   * wallet system consumes the BullMQ queue; needs REDIS_URL). 16, not fewer: a message costs a
-   * wallet append (tens of ms on a busy store), so 4 workers fell behind four tables dealing
-   * (bench/RESULTS.md, settlement bus); commands on one wallet run one at a time anyway.
-   */
-  WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+  ...walletConsumerShape,
   /** Presets opened as auto-dealt rng tables at start-up when they do not exist yet. */
   AUTO_TABLES: presetList.default(['live', 'touch']),
   BETTING_WINDOW_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -66,11 +60,5 @@ function parseGateway(env: NodeJS.ProcessEnv) {
  * into DATA_DIR/secrets.json (mode 0600); any other store requires them from the environment.
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
-  const config = parseGateway(env);
-  if (config.WALLET_CONSUMER_CONCURRENCY === 0 && config.REDIS_URL === undefined) {
-    throw new ConfigError([
-      'WALLET_CONSUMER_CONCURRENCY: may be 0 only with REDIS_URL (without Redis the wallet is the only consumer)',
-    ]);
-  }
-  return config;
+  return parseGateway(env);
 }

@@ -9,8 +9,10 @@ import type { EventStore, ProjectionStorage, Subscription } from '@croupier/even
 import type { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
+  createWalletMessageBus,
   type SettlementBus,
   type SettlementConsumer,
+  type WalletMessageBus,
 } from '@croupier/messaging';
 import { AutoDealer, PendingDebits, RoundService, TableBoard } from '@croupier/round';
 import { startOutbox, startSettlementReactor } from '@croupier/settlement';
@@ -19,6 +21,7 @@ import {
   CommissionLedger,
   consumeSettlements,
   startCommissionCollector,
+  startWalletOutbox,
   WalletService,
 } from '@croupier/wallet';
 import type { FastifyBaseLogger } from 'fastify';
@@ -42,6 +45,11 @@ export interface SystemOptions {
   /** An already open store (tests); otherwise one is opened from the configuration. */
   readonly store?: EventStore;
   readonly bus?: SettlementBus;
+  /**
+   * The public bus the wallet outbox publishes every movement to (queue `settlement-events`).
+   * Default: BullMQ with REDIS_URL, none without; `null`: none.
+   */
+  readonly publicBus?: WalletMessageBus | null;
   /** Open the configured auto-dealt tables and start dealing. Default true. */
   readonly autoDeal?: boolean;
   /** How often the orphaned-debit sweep runs. Default 5 s. */
@@ -88,6 +96,7 @@ export class System {
     readonly config: GatewayConfig,
     readonly store: EventStore,
     readonly bus: SettlementBus,
+    readonly publicBus: WalletMessageBus | null,
     private readonly logger: FastifyBaseLogger,
     private readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
@@ -143,19 +152,29 @@ export class System {
           options.logger.warn({ err: error, ...context }, 'settlement bus: retrying');
         },
       });
+    const publicBus =
+      options.publicBus !== undefined
+        ? options.publicBus
+        : createWalletMessageBus({
+            redisUrl: options.config.REDIS_URL,
+            prefix: options.config.REDIS_PREFIX,
+            onError: (error, context) => {
+              options.logger.warn({ err: error, ...context }, 'public settlement bus: retrying');
+            },
+          });
     const storage = await openReadModelStorage(options.config, store, 'gateway');
-    return new System(options.config, store, bus, options.logger, options, storage);
+    return new System(options.config, store, bus, publicBus, options.logger, options, storage);
   }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    if (this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
-      this.consumer = await consumeSettlements(this.bus, this.wallets, {
-        concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
-      });
-    }
+    // Croupier's wallet takes its credits from a queue of its own (`wallet-ledger`), whoever
+    // reads the public one: no downstream consumer can keep a payout from the ledger.
+    this.consumer = await consumeSettlements(this.bus, this.wallets, {
+      concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
+    });
     const report = (name: string) => (error: unknown) => {
       this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
@@ -171,6 +190,10 @@ export class System {
         report('commission-collector'),
       ),
     );
+    if (this.publicBus !== null)
+      this.subscriptions.push(
+        startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
+      );
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
     this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();
@@ -239,6 +262,7 @@ export class System {
     await this.consumer?.close();
     await this.readModels.stop();
     await this.bus.close();
+    await this.publicBus?.close();
     await this.readModels.storage.close();
     if (this.options.store === undefined) await this.store.close();
   }

@@ -6,3 +6,5 @@ export * from './application/commission-collector.js';
 export * from './http/internal-routes.js';
 export * from './application/balance-limits.js';
 export * from './application/wallet-mode.js';
+export * from './application/wallet-messages.js';
+export * from './http/settlement-routes.js';
