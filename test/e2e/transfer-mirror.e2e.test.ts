@@ -63,10 +63,10 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       });
     });
     afterAll(async () => {
-      await harness?.close();
-      await books?.close();
-      await mirrorDb?.drop();
-      await redis?.cleanup();
+      await harness.close();
+      await books.close();
+      await mirrorDb.drop();
+      await redis.cleanup();
     });
 
     it('plays a shoe with voids, a dispute, a refused-after-debit bet and an orphan sweep; the mirror equals the wallets to the cent', async () => {

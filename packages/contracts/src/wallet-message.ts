@@ -32,7 +32,11 @@ export const WALLET_MESSAGE_KINDS = [
 
 export type WalletMessageKind = (typeof WALLET_MESSAGE_KINDS)[number];
 
-const signedMinorUnits = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+const signedMinorUnits = z
+  .number()
+  .int()
+  .min(-Number.MAX_SAFE_INTEGER)
+  .max(Number.MAX_SAFE_INTEGER);
 
 export const walletMessageSchema = z
   .object({
@@ -83,7 +87,7 @@ export const walletMessageSchema = z
       ),
     stake: positiveMinorUnitsSchema
       .nullable()
-      .describe('The bet\'s stake (debit, payout, refund); null otherwise.'),
+      .describe("The bet's stake (debit, payout, refund); null otherwise."),
     result: z
       .enum(['win', 'lose', 'push'])
       .nullable()

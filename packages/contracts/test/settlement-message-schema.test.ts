@@ -53,7 +53,9 @@ const invalid: [string, Record<string, unknown>][] = [
 
 describe('the published settlement message JSON Schema, version 1', () => {
   it('is up to date: run `pnpm --filter @croupier/contracts run schema` after changing the zod schema', async () => {
-    expect(readFileSync(SETTLEMENT_SCHEMA_V1_FILE, 'utf8')).toBe(await settlementSchemaV1FileText());
+    expect(readFileSync(SETTLEMENT_SCHEMA_V1_FILE, 'utf8')).toBe(
+      await settlementSchemaV1FileText(),
+    );
   });
 
   it('accepts and refuses what the zod schema does', () => {

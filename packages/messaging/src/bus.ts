@@ -25,7 +25,10 @@ export interface SettlementConsumer {
 export interface MessageBus<M extends BusMessage> {
   readonly kind: 'bullmq' | 'in-process';
   publish(messages: readonly M[]): Promise<void>;
-  consume(handler: MessageHandler<M>, options?: { concurrency?: number }): Promise<SettlementConsumer>;
+  consume(
+    handler: MessageHandler<M>,
+    options?: { concurrency?: number },
+  ): Promise<SettlementConsumer>;
   close(): Promise<void>;
   /**
    * Whether the bus can take a message right now (BullMQ: Redis answers a PING within a

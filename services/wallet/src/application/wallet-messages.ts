@@ -156,7 +156,10 @@ export class WalletFolds {
     const earlier = await this.store.readStream(event.stream, { limit: Number(event.revision) });
     let state = initialWalletState();
     for (const previous of earlier)
-      state = evolveWallet(state, walletEventSchema.parse({ type: previous.type, data: previous.data }));
+      state = evolveWallet(
+        state,
+        walletEventSchema.parse({ type: previous.type, data: previous.data }),
+      );
     return state;
   }
 

@@ -28,7 +28,7 @@ export const walletConsumerShape = {
     .max(256)
     .refine(
       (n) => n !== 0,
-      '0 is no longer accepted: Croupier\'s wallet always applies its own credits, and outside wallet systems read the public queue settlement-events (docs/wallet-integration.md)',
+      "0 is no longer accepted: Croupier's wallet always applies its own credits, and outside wallet systems read the public queue settlement-events (docs/wallet-integration.md)",
     )
     .pipe(z.number().min(1))
     .default(16),

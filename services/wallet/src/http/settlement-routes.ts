@@ -38,9 +38,9 @@ export function settlementRoutes(app: HttpApp, deps: { store: EventStore }): voi
       schema: {
         tags: ['settlements'],
         summary:
-          'Settlement messages (version 2: every movement of a player\'s money) by global position, for downstream systems to reconcile',
+          "Settlement messages (version 2: every movement of a player's money) by global position, for downstream systems to reconcile",
         description:
-          'The messages the public queue `settlement-events` carries, rebuilt from the wallets\' ' +
+          "The messages the public queue `settlement-events` carries, rebuilt from the wallets' " +
           'events after position `from` (exclusive; 0 for the start), in global order, at most ' +
           '`limit`. Continue with `from=next`. Positions are decimal strings.',
         querystring: z.strictObject({
