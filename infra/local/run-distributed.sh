@@ -153,8 +153,9 @@ env_of() { # service
   case $1 in
     round) echo "SHOE_URL=http://$HOST:8081 WALLET_URL=http://$HOST:8082" ;;
     wallet) echo "WALLET_CONSUMER_CONCURRENCY=${WALLET_CONSUMER_CONCURRENCY:-16}" ;;
-    # The wallet service consumes the settlement queue; the gateway opens no tables of its own.
-    gateway) echo "WALLET_CONSUMER_CONCURRENCY=0 AUTO_TABLES=" ;;
+    # The gateway opens no tables of its own. It applies settlement messages as the wallet
+    # service does (both are Croupier's wallet, on one store): nothing to turn off.
+    gateway) echo "AUTO_TABLES=" ;;
   esac
 }
 

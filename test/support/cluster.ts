@@ -240,11 +240,7 @@ export class Cluster implements Deployment {
     add('round', 'round', roundPort);
     for (let i = 1; i <= (options.settlementInstances ?? 2); i++)
       add(`settlement-${i}`, 'settlement', await freePort());
-    if (options.gateway === true)
-      add('gateway', 'gateway', await freePort(), {
-        WALLET_CONSUMER_CONCURRENCY: '0',
-        AUTO_TABLES: '',
-      });
+    if (options.gateway === true) add('gateway', 'gateway', await freePort(), { AUTO_TABLES: '' });
     try {
       // Start the shoe and wallet first (the round service calls them), then the rest together.
       await Promise.all(

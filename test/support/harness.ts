@@ -180,7 +180,7 @@ const ROUTES: readonly [RegExp, 'round' | 'wallet' | 'shoe' | 'settlement'][] = 
   [/^\/v1\/(tables|rounds)/, 'round'],
   [/^\/v1\/wallets/, 'wallet'],
   [/^\/v1\/shoes/, 'shoe'],
-  [/^\/v1\/settlements/, 'settlement'],
+  [/^\/v1\/settlements/, 'wallet'],
 ];
 
 /**

@@ -15,7 +15,8 @@ export interface ConsumerOptions {
 }
 
 /**
- * Consumes Croupier's `settlement-events` queue. A message that fails the schema is failed at
+ * Consumes Croupier's public `settlement-events` queue (Croupier's own wallet reads a queue of its
+ * own, so this consumer takes nothing from it, however slow or many its workers). A message that fails the schema is failed at
  * once (kept by BullMQ for inspection, never applied); a failure to apply throws, so BullMQ
  * retries it with backoff. Applying is idempotent, so a redelivery changes nothing.
  */

@@ -3,34 +3,40 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 /**
- * The fields of a Croupier settlement message this wallet acts on. The full contract is the
- * published JSON Schema (docs/settlement-message.schema.json in Croupier's repository); every
- * message is validated against it before this type is trusted.
+ * The fields of a Croupier settlement message (version 2: one per movement of a player's money)
+ * this wallet acts on. The full contract is the published JSON Schema
+ * (docs/settlement-message.schema.json in Croupier's repository); every message is validated
+ * against it before this type is trusted.
  */
 export interface SettlementMessage {
-  readonly schema: string;
+  readonly schema: 'croupier.settlement.v2';
   readonly messageId: string;
-  readonly kind: 'settlement' | 'refund' | 'adjustment';
-  readonly roundId: string;
+  readonly kind:
+    | 'deposit'
+    | 'withdrawal'
+    | 'debit'
+    | 'payout'
+    | 'refund'
+    | 'adjustment'
+    | 'commission-accrued'
+    | 'commission-collected';
   readonly playerId: string;
-  readonly betId: string;
-  readonly stake: number;
-  readonly payout: number;
-  readonly result: 'win' | 'lose' | 'push' | 'refund';
-  readonly commission: number;
-  readonly commissionMode: 'deducted' | 'accrued' | null;
+  /** 1, 2, 3… per player, without gaps. */
+  readonly sequence: number;
   readonly currency: string;
-  /** Adjustments only: a settled bet paid again (its round voided or its result corrected). */
-  readonly adjustment: {
-    readonly previousPayout: number;
-    /** payout - previousPayout: negative when money is taken back. */
-    readonly delta: number;
-    readonly commissionDelta: number;
-  } | null;
-  readonly shiftId: string;
+  /** What the movement adds to the balance (negative for debits), minor units. */
+  readonly amount: number;
+  /** The balance after it, in Croupier's wallet. */
+  readonly balance: number;
+  readonly commissionOwed: number;
+  readonly commissionOwedDelta: number;
+  readonly roundId: string | null;
+  readonly betId: string | null;
+  readonly reason: string | null;
   readonly eventId: string;
   /** Unsigned 128-bit decimal string: keep it a string (or a bigint / numeric), never a float. */
   readonly position: string;
+  readonly occurredAt: string;
 }
 
 /** Where the published JSON Schema is: SETTLEMENT_SCHEMA_FILE, or Croupier's docs/ beside us. */
@@ -59,20 +65,11 @@ export function loadValidator(
   };
 }
 
-/** What a message does to the player's balance and to the commission they owe. */
+/**
+ * What a message does to the player's balance and to the commission they owe: every kind the
+ * same way, `amount` and `commissionOwedDelta`. Debits, withdrawals, collected commission and
+ * adjustments that take money back have a negative amount.
+ */
 export function effectOf(message: SettlementMessage): { credit: number; commissionOwed: number } {
-  if (message.kind === 'adjustment') {
-    // The bet was paid once already: apply only the difference (it may be negative).
-    if (message.adjustment === null) throw new Error('an adjustment without its delta');
-    return {
-      credit: message.adjustment.delta,
-      commissionOwed: message.adjustment.commissionDelta,
-    };
-  }
-  return {
-    // The stake left the balance when the bet was placed; the message closes the bet.
-    credit: message.payout,
-    // Deducted commission is already out of `payout`; accrued commission is owed by the seat.
-    commissionOwed: message.commissionMode === 'accrued' ? message.commission : 0,
-  };
+  return { credit: message.amount, commissionOwed: message.commissionOwedDelta };
 }

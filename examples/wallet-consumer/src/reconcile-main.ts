@@ -1,4 +1,7 @@
-/** One reconciliation run: CROUPIER_URL, CROUPIER_TOKEN, DATABASE_URL, SETTLEMENT_SCHEMA_FILE. */
+/**
+ * One reconciliation run: CROUPIER_URL, CROUPIER_TOKEN, DATABASE_URL, SETTLEMENT_SCHEMA_FILE,
+ * GRACE_MS (messages younger than this are left to the queue; default 60000).
+ */
 import { Books } from './books.js';
 import { loadValidator } from './message.js';
 import { reconcile } from './reconcile.js';
@@ -17,10 +20,12 @@ try {
     token,
     books,
     validate: loadValidator(),
+    graceMs: Number(process.env['GRACE_MS'] ?? 60_000),
   });
   console.log(
     `checked ${report.checked} message(s) after ${report.from}; filled ${report.filled.length} gap(s); cursor ${report.cursor}`,
   );
+  for (const problem of await books.problems()) console.log(`not yet complete: ${problem}`);
 } finally {
   await books.close();
 }

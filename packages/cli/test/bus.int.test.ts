@@ -80,7 +80,7 @@ describe('croupier bus: failed settlement messages, listed and replayed', () => 
   it('lists the failed jobs with their reason, and the queue counts', async () => {
     const { code, out } = await casino('bus', 'failed');
     expect(code).toBe(0);
-    expect(out).toContain(`Queue ${redis.prefix.replace(/:+$/, '')}:settlement-events:`);
+    expect(out).toContain(`Queue ${redis.prefix.replace(/:+$/, '')}:wallet-ledger:`);
     expect(out).toContain('3 failed');
     for (const job of [...refused, poison]) {
       expect(out).toContain(job.messageId);

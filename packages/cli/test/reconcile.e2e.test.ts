@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CommandContext, Role, SettlementMessage } from '@croupier/contracts';
+import type { CommandContext, Role, WalletMessage } from '@croupier/contracts';
 import { MemoryEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System } from '@croupier/gateway';
 import { presetConfig } from '@croupier/contracts';
@@ -39,7 +39,7 @@ interface Page {
   from: string;
   next: string;
   more: boolean;
-  messages: SettlementMessage[];
+  messages: WalletMessage[];
 }
 
 // Whole systems on a shared CI machine: allow for a slow minute.
@@ -133,9 +133,12 @@ describe('croupier reconcile against a running Croupier', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       page = JSON.parse(stdout) as Page;
-      expect(page.messages).toHaveLength(4);
+      // 2 deposits; 4 bets, each a debit and a payout.
+      expect(page.messages).toHaveLength(10);
     });
-    expect(page!.messages.map((m) => m.betId).sort()).toEqual([...betIds].sort());
+    const debits = page!.messages.filter((m) => m.kind === 'debit');
+    expect(debits.map((m) => m.betId).sort()).toEqual([...betIds].sort());
+    expect(page!.messages.filter((m) => m.kind === 'payout')).toHaveLength(4);
     expect(page!.more).toBe(false);
     const positions = page!.messages.map((m) => BigInt(m.position));
     expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -157,7 +160,7 @@ describe('croupier reconcile against a running Croupier', () => {
     expect((JSON.parse(after.stdout) as Page).next).toBe(page!.next);
   });
 
-  it('pages without splitting a record, and --all follows the pages', async () => {
+  it('pages by the limit, and --all follows the pages', async () => {
     const first = JSON.parse(
       (
         await croupier(
@@ -174,9 +177,8 @@ describe('croupier reconcile against a running Croupier', () => {
         )
       ).stdout,
     ) as Page;
-    // The first round's record holds two messages: a page of "1" still carries both.
-    expect(first.messages).toHaveLength(2);
-    expect(new Set(first.messages.map((m) => m.eventId)).size).toBe(1);
+    expect(first.messages).toHaveLength(1);
+    expect(first.messages[0]).toMatchObject({ kind: 'deposit', sequence: 1 });
     expect(first.more).toBe(true);
     const all = JSON.parse(
       (
@@ -195,7 +197,7 @@ describe('croupier reconcile against a running Croupier', () => {
         )
       ).stdout,
     ) as Page;
-    expect(all.messages).toHaveLength(4);
+    expect(all.messages).toHaveLength(10);
     expect(all.more).toBe(false);
   });
 
@@ -210,9 +212,9 @@ describe('croupier reconcile against a running Croupier', () => {
       operator,
     );
     expect(code).toBe(0);
-    expect(stdout).toMatch(/^position\s+kind\s+round\s+player/);
+    expect(stdout).toMatch(/^position\s+kind\s+player\s+seq\s+round/);
     for (const betId of betIds) expect(stdout).toContain(betId);
-    expect(stdout).toMatch(/4 message\(s\) after position 0; next: \d+ \(the end, for now\)/);
+    expect(stdout).toMatch(/10 message\(s\) after position 0; next: \d+ \(the end, for now\)/);
   });
 
   it('refuses bad options, and reports the API refusing the caller', async () => {

@@ -9,3 +9,4 @@ export * from './errors.js';
 export * from './error-catalog.js';
 export * from './ports.js';
 export * from './settlement-message.js';
+export * from './wallet-message.js';

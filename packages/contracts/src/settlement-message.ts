@@ -12,8 +12,10 @@ import {
 import { bankerModeSchema, betTypeSchema, currencySchema } from './table-config.js';
 
 /**
- * The public message wallet systems consume: one per bet settled or refunded. Versioned by
- * `schema`; a new version is a new schema, never a silent change (docs/settlement-messages.md).
+ * Version 1 of the settlement message: one per bet settled or refunded. Since version 2 (every
+ * movement of a player's money, `walletMessageSchema`) it is what the settlement service tells
+ * Croupier's own wallet, on a queue of its own (`wallet-ledger`); it stays documented, as
+ * docs/settlement-message.v1.schema.json, for consumers moving to version 2.
  */
 export const SETTLEMENT_MESSAGE_SCHEMA = 'croupier.settlement.v1';
 
@@ -81,9 +83,8 @@ export const settlementMessageSchema = z
       })
       .strict()
       .nullable()
-      .default(null)
       .describe(
-        'Adjustments only: what changes for a bet settled before. Apply delta, not payout. Absent or null on other kinds.',
+        'Adjustments: what changes for a bet settled before (apply delta, not payout). Null on settlements and refunds; always present.',
       ),
     reason: z
       .enum(['voided', 'cleared', 'corrected'])
@@ -121,7 +122,7 @@ export const settlementMessageSchema = z
 
 export type SettlementMessage = z.infer<typeof settlementMessageSchema>;
 
-/** Identifies the published JSON Schema (docs/settlement-message.schema.json). */
+/** Identifies the version 1 JSON Schema (docs/settlement-message.v1.schema.json). */
 export const SETTLEMENT_MESSAGE_JSON_SCHEMA_ID = 'urn:croupier:settlement-message:v1';
 
 /** The message contract as JSON Schema (draft 2020-12), for wallet systems not written in TypeScript. */

@@ -6,7 +6,7 @@ import {
   settlementMessageSchema,
   type SettlementMessage,
 } from '../src/index.js';
-import { SETTLEMENT_SCHEMA_FILE, settlementSchemaFileText } from './settlement-schema-file.js';
+import { SETTLEMENT_SCHEMA_V1_FILE, settlementSchemaV1FileText } from './settlement-schema-file.js';
 
 const message: SettlementMessage = {
   schema: SETTLEMENT_MESSAGE_SCHEMA,
@@ -45,16 +45,22 @@ const invalid: [string, Record<string, unknown>][] = [
   ['another schema version', { ...message, schema: 'croupier.settlement.v2' }],
   ['a message id that is not a UUID', { ...message, messageId: '42' }],
   ['an unknown result', { ...message, result: 'jackpot' }],
+  [
+    'no adjustment field (present on every kind, null where it does not apply)',
+    Object.fromEntries(Object.entries(message).filter(([k]) => k !== 'adjustment')),
+  ],
 ];
 
-describe('the published settlement message JSON Schema', () => {
+describe('the published settlement message JSON Schema, version 1', () => {
   it('is up to date: run `pnpm --filter @croupier/contracts run schema` after changing the zod schema', async () => {
-    expect(readFileSync(SETTLEMENT_SCHEMA_FILE, 'utf8')).toBe(await settlementSchemaFileText());
+    expect(readFileSync(SETTLEMENT_SCHEMA_V1_FILE, 'utf8')).toBe(
+      await settlementSchemaV1FileText(),
+    );
   });
 
   it('accepts and refuses what the zod schema does', () => {
     const published = z.fromJSONSchema(
-      JSON.parse(readFileSync(SETTLEMENT_SCHEMA_FILE, 'utf8')) as Parameters<
+      JSON.parse(readFileSync(SETTLEMENT_SCHEMA_V1_FILE, 'utf8')) as Parameters<
         typeof z.fromJSONSchema
       >[0],
     );

@@ -1,12 +1,27 @@
-import { settlementMessageSchema, type SettlementMessage } from '@croupier/contracts';
+import {
+  settlementMessageSchema,
+  walletMessageSchema,
+  type SettlementMessage,
+  type WalletMessage,
+} from '@croupier/contracts';
 import { backoffs } from '@croupier/eventstore';
 import { Queue, UnrecoverableError, Worker, type Job, type JobsOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
 import { z } from 'zod';
-import type { SettlementBus, SettlementConsumer, SettlementHandler } from './bus.js';
+import type { BusMessage, MessageBus, MessageHandler, SettlementConsumer } from './bus.js';
 
-/** The queue every deployment publishes settlement messages to (under its own key prefix). */
+/**
+ * The public queue (under each deployment's key prefix): version 2 settlement messages, one per
+ * movement of a player's money, for downstream systems. Croupier itself never consumes it, so no
+ * reader of it can keep Croupier's wallet from its credits.
+ */
 export const SETTLEMENT_QUEUE = 'settlement-events';
+
+/**
+ * Croupier's own queue: version 1 messages from the settlement service to Croupier's wallet
+ * (payouts, refunds, adjustments to apply). Not a public contract; only Croupier's wallet reads it.
+ */
+export const WALLET_LEDGER_QUEUE = 'wallet-ledger';
 
 /** How long finished jobs stay in Redis: completed ones make a re-send a no-op while kept. */
 export interface JobRetention {
@@ -20,7 +35,7 @@ export interface BullMqSettlementBusOptions {
   readonly redisUrl: string;
   /** BullMQ key prefix: one deployment's (or test's) queues apart from another's. */
   readonly prefix: string;
-  /** Default `settlement-events`. */
+  /** Default: the bus's own (`wallet-ledger` for settlements, `settlement-events` for the public one). */
   readonly queueName?: string;
   /** Deliveries of one message before it is moved to the failed set. Default 10. */
   readonly attempts?: number;
@@ -116,7 +131,7 @@ function deadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 /**
- * The settlement bus on BullMQ: queue `settlement-events`, job id = message id, so publishing a
+ * A bus on BullMQ: one queue, job id = message id, so publishing a
  * message again while its job is kept is a no-op. Consumers get each message at least once,
  * validated against the public schema; a handler that throws is retried with exponential
  * backoff, and a message that used up its attempts (or is not a valid message) is kept in the
@@ -127,7 +142,7 @@ function deadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
  * its checkpoint and retries. Worker connections reconnect on their own
  * (`maxRetriesPerRequest: null`, as BullMQ requires).
  */
-export class BullMqSettlementBus implements SettlementBus {
+export class BullMqBus<M extends BusMessage> implements MessageBus<M> {
   readonly kind = 'bullmq';
   readonly queueName: string;
   readonly prefix: string;
@@ -137,8 +152,11 @@ export class BullMqSettlementBus implements SettlementBus {
   private readonly consumers = new Set<SettlementConsumer>();
   private closed = false;
 
-  constructor(private readonly options: BullMqSettlementBusOptions) {
-    this.queueName = options.queueName ?? SETTLEMENT_QUEUE;
+  constructor(
+    private readonly options: BullMqSettlementBusOptions,
+    private readonly contract: { readonly schema: z.ZodType<M>; readonly queueName: string },
+  ) {
+    this.queueName = options.queueName ?? contract.queueName;
     this.prefix = bullPrefix(options.prefix);
     this.jobOptions = {
       attempts: options.attempts ?? 10,
@@ -156,11 +174,11 @@ export class BullMqSettlementBus implements SettlementBus {
   }
 
   /** Resolves once Redis stored every job (one MULTI); rejects when it did not in time. */
-  async publish(messages: readonly SettlementMessage[]): Promise<void> {
+  async publish(messages: readonly M[]): Promise<void> {
     if (this.closed) throw new PublishError('the settlement bus is closed');
     if (messages.length === 0) return;
     const jobs = messages.map((message) => {
-      const valid = settlementMessageSchema.parse(message);
+      const valid = this.contract.schema.parse(message);
       return {
         name: valid.kind,
         data: valid,
@@ -191,7 +209,7 @@ export class BullMqSettlementBus implements SettlementBus {
    * connects when it can).
    */
   consume(
-    handler: SettlementHandler,
+    handler: MessageHandler<M>,
     options: { concurrency?: number } = {},
   ): Promise<SettlementConsumer> {
     if (this.closed) return Promise.reject(new Error('the settlement bus is closed'));
@@ -199,12 +217,10 @@ export class BullMqSettlementBus implements SettlementBus {
     const worker = new Worker(
       this.queueName,
       async (job: Job) => {
-        const parsed = settlementMessageSchema.safeParse(job.data);
+        const parsed = this.contract.schema.safeParse(job.data);
         if (!parsed.success) {
           // Retrying cannot make it valid: straight to the failed set, never applied.
-          throw new UnrecoverableError(
-            `not a valid settlement message: ${z.prettifyError(parsed.error)}`,
-          );
+          throw new UnrecoverableError(`not a valid message: ${z.prettifyError(parsed.error)}`);
         }
         if (parsed.data.messageId !== job.id) {
           throw new UnrecoverableError(
@@ -422,5 +438,25 @@ export class BullMqSettlementBus implements SettlementBus {
 
   private report(error: unknown, context: BusErrorContext): void {
     this.options.onError?.(error, context);
+  }
+}
+
+/**
+ * The settlement bus on BullMQ: version 1 messages on `wallet-ledger`, from the settlement
+ * service's outbox to Croupier's own wallet.
+ */
+export class BullMqSettlementBus extends BullMqBus<SettlementMessage> {
+  constructor(options: BullMqSettlementBusOptions) {
+    super(options, { schema: settlementMessageSchema, queueName: WALLET_LEDGER_QUEUE });
+  }
+}
+
+/**
+ * The public bus on BullMQ: version 2 messages on `settlement-events`, from the wallet's outbox
+ * to downstream systems (a mirror, CRM, reporting).
+ */
+export class BullMqWalletMessageBus extends BullMqBus<WalletMessage> {
+  constructor(options: BullMqSettlementBusOptions) {
+    super(options, { schema: walletMessageSchema, queueName: SETTLEMENT_QUEUE });
   }
 }

@@ -1,5 +1,9 @@
-import type { SettlementBus } from './bus.js';
-import { BullMqSettlementBus, type BullMqSettlementBusOptions } from './bullmq-bus.js';
+import type { SettlementBus, WalletMessageBus } from './bus.js';
+import {
+  BullMqSettlementBus,
+  BullMqWalletMessageBus,
+  type BullMqSettlementBusOptions,
+} from './bullmq-bus.js';
 import { InProcessSettlementBus } from './in-process-bus.js';
 
 export interface SettlementBusConfig extends Omit<BullMqSettlementBusOptions, 'redisUrl'> {
@@ -12,4 +16,14 @@ export function createSettlementBus(config: SettlementBusConfig): SettlementBus 
   const { redisUrl, ...options } = config;
   if (redisUrl === undefined || redisUrl === '') return new InProcessSettlementBus();
   return new BullMqSettlementBus({ ...options, redisUrl });
+}
+
+/**
+ * The public bus of a deployment with Redis; none without: in one process with no Redis there is
+ * nobody downstream to tell, and reconciliation (`GET /v1/settlements`) serves the same messages.
+ */
+export function createWalletMessageBus(config: SettlementBusConfig): WalletMessageBus | null {
+  const { redisUrl, ...options } = config;
+  if (redisUrl === undefined || redisUrl === '') return null;
+  return new BullMqWalletMessageBus({ ...options, redisUrl });
 }

@@ -1,5 +1,5 @@
 import type { SettlementMessage } from '@croupier/contracts';
-import type { SettlementBus, SettlementConsumer, SettlementHandler } from './bus.js';
+import type { BusMessage, MessageBus, MessageHandler, SettlementConsumer } from './bus.js';
 
 export class NoConsumerError extends Error {
   readonly code = 'NO_CONSUMER';
@@ -14,12 +14,12 @@ export class NoConsumerError extends Error {
  * resolves when all have applied it, so a failure surfaces to the publisher, which retries.
  * Same interface and delivery contract as BullMQ, for a single process.
  */
-export class InProcessSettlementBus implements SettlementBus {
+export class InProcessBus<M extends BusMessage> implements MessageBus<M> {
   readonly kind = 'in-process';
-  private readonly handlers = new Set<SettlementHandler>();
+  private readonly handlers = new Set<MessageHandler<M>>();
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  async publish(messages: readonly SettlementMessage[]): Promise<void> {
+  async publish(messages: readonly M[]): Promise<void> {
     if (this.handlers.size === 0) throw new NoConsumerError();
     // A settlement's lines go to different wallets: deliver them together. Consumers keep each
     // wallet's own order (commands on one stream run one after another).
@@ -36,7 +36,7 @@ export class InProcessSettlementBus implements SettlementBus {
     }
   }
 
-  consume(handler: SettlementHandler): Promise<SettlementConsumer> {
+  consume(handler: MessageHandler<M>): Promise<SettlementConsumer> {
     this.handlers.add(handler);
     return Promise.resolve({
       close: async () => {
@@ -56,3 +56,6 @@ export class InProcessSettlementBus implements SettlementBus {
     return Promise.resolve(true);
   }
 }
+
+/** The settlement bus without Redis: the settlement service and Croupier's wallet in one process. */
+export class InProcessSettlementBus extends InProcessBus<SettlementMessage> {}

@@ -8,7 +8,7 @@ import {
   createSettlementBus,
   InProcessSettlementBus,
   PublishError,
-  SETTLEMENT_QUEUE,
+  WALLET_LEDGER_QUEUE,
   type BullMqSettlementBusOptions,
 } from '../src/index.js';
 import { Ledger, settlementMessage } from './support.js';
@@ -48,7 +48,7 @@ afterEach(async () => {
 describe('BullMqSettlementBus', () => {
   it('delivers every published message, validated, to the consumer', async () => {
     const bus = busFor('roundtrip');
-    expect(bus.queueName).toBe(SETTLEMENT_QUEUE);
+    expect(bus.queueName).toBe(WALLET_LEDGER_QUEUE);
     const ledger = new Ledger();
     await bus.consume(ledger.handler, { concurrency: 4 });
     const messages = Array.from({ length: 25 }, (_, i) =>

@@ -4,6 +4,7 @@ import { settlementEnvironmentShape } from '@croupier/settlement';
 import {
   operatorWalletEnvironmentShape,
   operatorWalletSettingProblems,
+  walletConsumerShape,
   walletEnvironmentShape,
 } from '@croupier/wallet';
 import { z } from 'zod';
@@ -22,13 +23,7 @@ const presetList = z
 
 /** The gateway's own settings, beside those every process has (@croupier/runtime). */
 const gatewayShape = {
-  /**
-   * Settlement messages Croupier's own wallet applies at once. 0: it does not consume (another
-   * wallet system consumes the BullMQ queue; needs REDIS_URL). 16, not fewer: a message costs a
-   * wallet append (tens of ms on a busy store), so 4 workers fell behind four tables dealing
-   * (bench/RESULTS.md, settlement bus); commands on one wallet run one at a time anyway.
-   */
-  WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+  ...walletConsumerShape,
   /** Presets opened as auto-dealt rng tables at start-up when they do not exist yet. */
   AUTO_TABLES: presetList.default(['live', 'touch']),
   BETTING_WINDOW_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
@@ -72,11 +67,6 @@ function parseGateway(env: NodeJS.ProcessEnv) {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const config = parseGateway(env);
-  if (config.WALLET_CONSUMER_CONCURRENCY === 0 && config.REDIS_URL === undefined) {
-    throw new ConfigError([
-      'WALLET_CONSUMER_CONCURRENCY: may be 0 only with REDIS_URL (without Redis the wallet is the only consumer)',
-    ]);
-  }
   const seamless = operatorWalletSettingProblems(config);
   if (seamless.length > 0) throw new ConfigError(seamless);
   return config;

@@ -9,8 +9,10 @@ import type {
 import type { TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
+  createWalletMessageBus,
   type SettlementBus,
   type SettlementConsumer,
+  type WalletMessageBus,
 } from '@croupier/messaging';
 import { AutoDealer, PendingDebits, RoundService, TableBoard } from '@croupier/round';
 import { startOutbox, startSettlementReactor } from '@croupier/settlement';
@@ -24,6 +26,7 @@ import {
   SeamlessWallet,
   startCommissionCollector,
   startOperatorWalletFeed,
+  startWalletOutbox,
   WalletService,
 } from '@croupier/wallet';
 import type { OperatorWalletPort, WalletPort } from '@croupier/contracts';
@@ -51,6 +54,11 @@ export interface SystemOptions {
   /** An already open store (tests); otherwise one is opened from the configuration. */
   readonly store?: EventStore;
   readonly bus?: SettlementBus;
+  /**
+   * The public bus the wallet outbox publishes every movement to (queue `settlement-events`).
+   * Default: BullMQ with REDIS_URL, none without; `null`: none.
+   */
+  readonly publicBus?: WalletMessageBus | null;
   /** Open the configured auto-dealt tables and start dealing. Default true. */
   readonly autoDeal?: boolean;
   /** How often the orphaned-debit sweep runs. Default 5 s. */
@@ -110,6 +118,7 @@ export class System {
     readonly config: GatewayConfig,
     readonly store: EventStore,
     readonly bus: SettlementBus,
+    readonly publicBus: WalletMessageBus | null,
     private readonly logger: FastifyBaseLogger,
     private readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
@@ -189,18 +198,39 @@ export class System {
           options.logger.warn({ err: error, ...context }, 'settlement bus: retrying');
         },
       });
+    const publicBus =
+      options.publicBus !== undefined
+        ? options.publicBus
+        : createWalletMessageBus({
+            redisUrl: options.config.REDIS_URL,
+            prefix: options.config.REDIS_PREFIX,
+            onError: (error, context) => {
+              options.logger.warn({ err: error, ...context }, 'public settlement bus: retrying');
+            },
+          });
     const storage = await openReadModelStorage(options.config, store, 'gateway');
     const snapshots = await openSnapshots(options.config, store, 'gateway');
-    return new System(options.config, store, bus, options.logger, options, storage, snapshots);
+    return new System(
+      options.config,
+      store,
+      bus,
+      publicBus,
+      options.logger,
+      options,
+      storage,
+      snapshots,
+    );
   }
 
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    // Seamless: Croupier's own wallet takes no credits; the operator's wallet gets them from the
-    // feed and the outbox (started below).
-    if (this.seamless === null && this.config.WALLET_CONSUMER_CONCURRENCY > 0) {
+    // Croupier's wallet takes its credits from a queue of its own (`wallet-ledger`), whoever
+    // reads the public one: no downstream consumer can keep a payout from the ledger. Seamless:
+    // Croupier's own wallet takes no credits; the operator's wallet gets them from the feed and
+    // the outbox (started below).
+    if (this.seamless === null) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
         concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
       });
@@ -226,6 +256,10 @@ export class System {
       );
       this.seamless.outbox.start();
     }
+    if (this.publicBus !== null)
+      this.subscriptions.push(
+        startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
+      );
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
     this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();
@@ -295,6 +329,7 @@ export class System {
     await this.seamless?.outbox.stop();
     await this.readModels.stop();
     await this.bus.close();
+    await this.publicBus?.close();
     await this.readModels.storage.close();
     await this.processCommands.close();
     if (this.options.store === undefined) await this.store.close();

@@ -13,7 +13,6 @@ import { z } from 'zod';
 import { settlementEnvironmentShape } from './application/environment.js';
 import { OUTBOX_SUBSCRIPTION, startOutbox } from './application/outbox.js';
 import { startSettlementReactor } from './application/settlement-reactor.js';
-import { settlementRoutes } from './http/routes.js';
 
 /**
  * The settlement service alone: settles completed rounds, refunds and resettles, and forwards
@@ -54,7 +53,6 @@ await runProcess('settlement', async (logger) => {
     checks: { redis: async () => (await bus.ready?.()) ?? true },
     metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
-  settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info({ port: config.PORT }, 'settlement service listening');
   return {

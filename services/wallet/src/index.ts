@@ -8,3 +8,5 @@ export * from './http/internal-routes.js';
 export * from './application/balance-limits.js';
 export * from './application/wallet-mode.js';
 export * from './seamless/index.js';
+export * from './application/wallet-messages.js';
+export * from './http/settlement-routes.js';

@@ -1,4 +1,4 @@
-import { createSettlementBus } from '@croupier/messaging';
+import { createSettlementBus, createWalletMessageBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
   createServiceApp,
@@ -17,21 +17,23 @@ import { z } from 'zod';
 import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
 import { consumeSettlements } from './application/settlement-consumer.js';
 import { walletEnvironmentShape } from './application/balance-limits.js';
+import { startWalletOutbox } from './application/wallet-messages.js';
+import { walletConsumerShape } from './application/wallet-mode.js';
 import { WalletService } from './application/wallet-service.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
+import { settlementRoutes } from './http/settlement-routes.js';
 
 /**
- * The wallet service alone: balances and movements, the wallet port for round services, and
- * Croupier's own wallet system consuming settlement messages from BullMQ (REDIS_URL), unless
- * WALLET_CONSUMER_CONCURRENCY is 0: then another wallet system is the queue's consumer of record.
+ * The wallet service alone: balances and movements, the wallet port for round services,
+ * Croupier's own wallet applying the settlement service's messages from its own BullMQ queue
+ * (REDIS_URL), and the wallet outbox publishing every movement to the public queue.
  */
 await runProcess('wallet', async (logger) => {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
-      // 0: this process takes no settlement messages (an operator's wallet system does).
-      WALLET_CONSUMER_CONCURRENCY: z.coerce.number().int().min(0).max(256).default(16),
+      ...walletConsumerShape,
       ...walletEnvironmentShape,
     },
     process.env,
@@ -62,16 +64,15 @@ await runProcess('wallet', async (logger) => {
   const commands = processCommands.commands;
   registerCommandMetrics(registry, () => commands);
   const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
-  const consuming = config.WALLET_CONSUMER_CONCURRENCY > 0;
   const bus =
-    config.REDIS_URL === undefined || !consuming
+    config.REDIS_URL === undefined
       ? null
       : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
-  if (!consuming)
-    logger.info(
-      'WALLET_CONSUMER_CONCURRENCY=0: this wallet service leaves the settlement messages to another wallet system',
-    );
-  else if (bus === null)
+  const publicBus = createWalletMessageBus({
+    redisUrl: config.REDIS_URL,
+    prefix: config.REDIS_PREFIX,
+  });
+  if (bus === null)
     logger.warn(
       'no REDIS_URL: this wallet service receives no settlement messages (run the gateway for one process)',
     );
@@ -82,9 +83,17 @@ await runProcess('wallet', async (logger) => {
   const collector = startCommissionCollector(store, readModels, ledger, wallets, (error) => {
     logger.warn({ err: error }, 'commission collector retrying');
   });
-  // The commission collector's checkpoint. The settlement messages come from a BullMQ queue,
-  // not a subscription: they have no position here (the outbox's backlog is the settlement's).
-  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => [collector]);
+  // One active instance across the deployment's processes (a subscription's lease).
+  const outbox =
+    publicBus === null
+      ? null
+      : startWalletOutbox(store, publicBus, (error) => {
+          logger.warn({ err: error }, 'wallet outbox retrying');
+        });
+  const subscriptions = outbox === null ? [collector] : [collector, outbox];
+  // The subscriptions' checkpoints. The settlement messages come from a BullMQ queue, not a
+  // subscription: they have no position here (the outbox's backlog is the settlement's).
+  const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
   const app = await createServiceApp({
     title: 'Croupier wallet service',
     settings: config,
@@ -100,6 +109,7 @@ await runProcess('wallet', async (logger) => {
   });
   walletRoutes(app, { wallets });
   walletInternalRoutes(app, { wallets });
+  settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info({ port: config.PORT, bus: bus?.kind ?? 'none' }, 'wallet service listening');
   return {
@@ -107,9 +117,11 @@ await runProcess('wallet', async (logger) => {
       await app.close();
       await consumer?.close();
       await collector.stop();
+      await outbox?.stop();
       await readModels.stop();
       await processCommands.close();
       await bus?.close();
+      await publicBus?.close();
       await readModels.storage.close();
       await store.close();
     },

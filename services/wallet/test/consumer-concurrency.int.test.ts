@@ -26,8 +26,9 @@ const newPlayerMessage = () =>
   });
 
 /**
- * WALLET_CONSUMER_CONCURRENCY=0 hands the settlement queue to another wallet system: the wallet
- * service starts, serves, and leaves every message in the queue; with a concurrency it takes them.
+ * WALLET_CONSUMER_CONCURRENCY=0 used to hand the settlement queue to another wallet system, and
+ * Croupier's wallet then debited every stake and credited none (issue 12). Outside systems now
+ * read a queue of their own; 0 is refused at start, saying where they read.
  */
 describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
   let postgres: IsolatedPostgres;
@@ -95,21 +96,21 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
   }
 
   it(
-    'with 0 serves but leaves the messages in the queue; with 1 it takes them',
+    'refuses 0, naming the public queue; with 1 it takes the messages from its own queue',
     {
       timeout: 120_000,
     },
     async () => {
       const message = newPlayerMessage();
       await bus.publish([message]);
+      expect(bus.queueName).toBe('wallet-ledger');
       expect((await bus.jobCounts()).waiting).toBe(1);
 
-      const idle = await startWallet('0');
-      // Long enough for a worker to have picked the job up (BullMQ polls at once on start).
-      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      const refused = await exitOf('0');
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain('WALLET_CONSUMER_CONCURRENCY');
+      expect(refused.stderr).toContain('settlement-events');
       expect(await bus.jobCounts()).toMatchObject({ waiting: 1, active: 0, completed: 0 });
-      expect(idle.output()).toContain('leaves the settlement messages to another wallet system');
-      expect(await idle.stop()).toBe(0);
 
       const consuming = await startWallet('1');
       await vi.waitFor(
@@ -122,15 +123,18 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
     },
   );
 
-  it('still refuses a negative concurrency, naming the variable', async () => {
+  /** Starts the wallet service with a concurrency it must refuse: its exit code and stderr. */
+  async function exitOf(concurrency: string) {
     const child = spawn(process.execPath, await nodeEntryArgs(MAIN), {
       env: {
         ...process.env,
         EVENTSTORE: 'postgres',
         DATABASE_URL: postgres.connectionString,
         DATABASE_SCHEMA: postgres.schema,
+        REDIS_URL: redis.url,
+        REDIS_PREFIX: redis.prefix,
         JWT_SECRET: 'wallet-main-test-secret-0123456789abcdef',
-        WALLET_CONSUMER_CONCURRENCY: '-1',
+        WALLET_CONSUMER_CONCURRENCY: concurrency,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -139,6 +143,11 @@ describe('the wallet service process and WALLET_CONSUMER_CONCURRENCY', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     children.delete(child);
+    return { code, stderr };
+  }
+
+  it('still refuses a negative concurrency, naming the variable', async () => {
+    const { code, stderr } = await exitOf('-1');
     expect(code).toBe(2);
     expect(stderr).toContain('WALLET_CONSUMER_CONCURRENCY');
   });

@@ -15,7 +15,9 @@ const USAGE = [
 
 /**
  * The settlement bus the services publish to and consume from, found as they find it:
- * REDIS_URL and REDIS_PREFIX (the queue is `settlement-events` under the prefix).
+ * REDIS_URL and REDIS_PREFIX: Croupier's own queue `wallet-ledger` under the prefix, whose
+ * failed jobs are payouts Croupier's wallet has not applied (the public `settlement-events` is
+ * its readers' to watch).
  */
 function configuredBus(): BullMqSettlementBus {
   let settings: ReturnType<typeof busSettings>;

@@ -1,4 +1,4 @@
-import { settlementMessageSchema, type SettlementMessage } from '@croupier/contracts';
+import { walletMessageSchema, type WalletMessage } from '@croupier/contracts';
 import { ConfigError, loadConfig } from '@croupier/gateway';
 import { TokenAuthority } from '@croupier/http';
 import type { Command, CommandIo } from '../io.js';
@@ -10,7 +10,7 @@ interface Page {
   readonly from: string;
   readonly next: string;
   readonly more: boolean;
-  readonly messages: SettlementMessage[];
+  readonly messages: WalletMessage[];
 }
 
 /** Checks an answer against the page shape and every message against the public schema. */
@@ -24,9 +24,9 @@ function pageOf(body: unknown): Page | string {
     !Array.isArray(page.messages)
   )
     return 'not a page of settlement messages';
-  const messages: SettlementMessage[] = [];
+  const messages: WalletMessage[] = [];
   for (const [index, candidate] of (page.messages as unknown[]).entries()) {
-    const parsed = settlementMessageSchema.safeParse(candidate);
+    const parsed = walletMessageSchema.safeParse(candidate);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return `messages[${index}].${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}`;
@@ -91,41 +91,40 @@ async function fetchPage(url: string, token: string, from: string, limit: number
   return page;
 }
 
-function readable(messages: readonly SettlementMessage[]): string {
+function readable(messages: readonly WalletMessage[]): string {
   const rows = messages.map((m) => [
     m.position,
     m.kind,
-    m.roundId,
     m.playerId,
-    m.betId,
-    m.betType ?? '-',
-    m.result,
-    String(m.stake),
-    String(m.payout),
-    String(m.commission),
+    String(m.sequence),
+    m.roundId ?? '-',
+    m.betId ?? m.reference ?? '-',
+    m.reason ?? m.result ?? '-',
+    String(m.amount),
+    String(m.balance),
     m.currency,
     m.messageId,
   ]);
   const header = [
     'position',
     'kind',
-    'round',
     'player',
-    'bet',
-    'type',
-    'result',
-    'stake',
-    'payout',
-    'commission',
+    'seq',
+    'round',
+    'bet/reference',
+    'why',
+    'amount',
+    'balance',
     'cur',
     'message',
   ];
   const widths = header.map((title, i) =>
     Math.max(title.length, ...rows.map((row) => row[i]!.length)),
   );
+  const numeric = new Set([3, 7, 8]);
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, i) => (i >= 7 && i <= 9 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
       .join('  ')
       .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';

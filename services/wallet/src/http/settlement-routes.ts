@@ -1,0 +1,55 @@
+import type { EventStore } from '@croupier/eventstore';
+import type { HttpApp } from '@croupier/http';
+import { walletMessageSchema } from '@croupier/contracts';
+import { z } from 'zod';
+import { walletMessagePage } from '../application/wallet-messages.js';
+
+/**
+ * A global position on the wire: a decimal string. Positions are unsigned 128-bit integers (the
+ * PostgreSQL adapter packs transaction id and sequence, docs/adr/0002), far past 2^53.
+ */
+const positionSchema = z
+  .string()
+  .regex(/^\d{1,39}$/, 'must be a decimal position (0 for the start)')
+  // zod runs every check even after one failed: BigInt() must not see what the regex refused.
+  .refine((text) => !/^\d{1,39}$/.test(text) || BigInt(text) < 2n ** 128n, 'must be below 2^128');
+
+export const settlementPageSchema = z.object({
+  /** The cursor the page was read after. */
+  from: z.string(),
+  /** Pass as `from` for the next page (the last movement read; `from` again when none). */
+  next: z.string(),
+  /** True when the page stopped at the limit: more movements may follow now. */
+  more: z.boolean(),
+  messages: z.array(walletMessageSchema),
+});
+export type SettlementPage = z.infer<typeof settlementPageSchema>;
+
+/**
+ * Reconciliation: downstream systems list every public settlement message (version 2, one per
+ * movement of a player's money) by global position, and fill the gaps the queue left.
+ */
+export function settlementRoutes(app: HttpApp, deps: { store: EventStore }): void {
+  app.get(
+    '/v1/settlements',
+    {
+      // A read of the log: nothing to refuse beyond the query's schema.
+      config: { roles: ['operator', 'regulator'], problems: [] },
+      schema: {
+        tags: ['settlements'],
+        summary:
+          "Settlement messages (version 2: every movement of a player's money) by global position, for downstream systems to reconcile",
+        description:
+          "The messages the public queue `settlement-events` carries, rebuilt from the wallets' " +
+          'events after position `from` (exclusive; 0 for the start), in global order, at most ' +
+          '`limit`. Continue with `from=next`. Positions are decimal strings.',
+        querystring: z.strictObject({
+          from: positionSchema.default('0'),
+          limit: z.coerce.number().int().min(1).max(1_000).default(100),
+        }),
+        response: { 200: settlementPageSchema },
+      },
+    },
+    (request) => walletMessagePage(deps.store, BigInt(request.query.from), request.query.limit),
+  );
+}
