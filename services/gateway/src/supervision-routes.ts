@@ -97,17 +97,18 @@ export function supervisionRoutes(app: HttpApp, system: System): void {
         'x-correlation-id': request.id,
       });
       raw.write('retry: 3000\n\n');
-      let open = true;
+      // An object, not a flag: the listener's callbacks and `end` change it while this awaits.
+      const stream = { open: true };
       const send = (message: FeedMessage) => {
-        if (open) raw.write(frame(message));
+        if (stream.open) raw.write(frame(message));
       };
       const heartbeat = setInterval(() => {
-        if (open) raw.write(': keep-alive\n\n');
+        if (stream.open) raw.write(': keep-alive\n\n');
       }, HEARTBEAT_MS);
       let unlisten: () => void = () => undefined;
       const end = () => {
-        if (!open) return;
-        open = false;
+        if (!stream.open) return;
+        stream.open = false;
         clearInterval(heartbeat);
         unlisten();
         streams.delete(end);
@@ -117,7 +118,8 @@ export function supervisionRoutes(app: HttpApp, system: System): void {
       request.raw.on('close', end);
       try {
         unlisten = await feed.listen(send, after);
-        if (!open) unlisten();
+        // Closed by the client while it was being sent what it missed.
+        if (!stream.open) unlisten();
       } catch (error) {
         request.log.warn({ err: error }, 'supervision feed: could not start');
         end();

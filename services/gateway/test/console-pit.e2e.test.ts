@@ -90,6 +90,8 @@ beforeAll(async () => {
     ],
   });
   page = browser.pages()[0] ?? (await browser.newPage());
+  // A step that cannot happen fails in a few seconds, naming itself, before the test's timeout.
+  page.setDefaultTimeout(10_000);
 }, 240_000);
 
 afterAll(async () => {
@@ -110,10 +112,17 @@ async function signIn(role: string): Promise<void> {
   await expect.poll(() => page.textContent('#feed-state')).toBe('live');
 }
 
-const pausedShown = () =>
-  page
-    .locator('[data-paused-round]')
-    .evaluateAll((items) => items.map((item) => item.getAttribute('data-paused-round')));
+/**
+ * An attribute of every element the selector matches, in document order, read in one go: the
+ * live view redraws its lists as the feed speaks, so elements found one by one may be gone.
+ */
+function attributes(selector: string, name: string): Promise<(string | null)[]> {
+  return page.evaluate<(string | null)[]>(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].map((node) => node.getAttribute(${JSON.stringify(name)}))`,
+  );
+}
+
+const pausedShown = () => attributes('[data-paused-round]', 'data-paused-round');
 
 describe.skipIf(!available)(
   `the console's live view in headless Chromium${available ? '' : ` (skipped: ${CHROMIUM} is not installed)`}`,
@@ -122,9 +131,7 @@ describe.skipIf(!available)(
       await signIn('supervisor');
       await expect.poll(pausedShown).toEqual([jammed, camera]);
       expect(await page.getAttribute('#paused-heading', 'class')).toBe('alert');
-      const cards = await page
-        .locator('[data-table-card]')
-        .evaluateAll((items) => items.map((item) => item.getAttribute('data-table-card')));
+      const cards = await attributes('[data-table-card]', 'data-table-card');
       expect(cards).toEqual(['salon', 'jammed', 'camera']);
       const salon = page.locator('[data-table-card=salon]');
       expect(await salon.getAttribute('class')).toBe('table-card open');
@@ -137,15 +144,11 @@ describe.skipIf(!available)(
           headers: { authorization: `Bearer ${tokens['supervisor']!}` },
         })
       ).json<{ beadPlate: string[] }>();
-      const beads = await page
-        .locator('[data-mini-road=salon] .mark')
-        .evaluateAll((marks) => marks.map((mark) => mark.getAttribute('data-mark')));
+      const beads = await attributes('[data-mini-road=salon] .mark', 'data-mark');
       expect(beads).toEqual(roads.beadPlate);
       expect(await page.getAttribute('[data-table-card=jammed]', 'class')).toContain('paused');
       // The events the feed brought: the pauses, the dealer change, the tables opened.
-      const categories = await page
-        .locator('#significant-events [data-category]')
-        .evaluateAll((items) => items.map((item) => item.getAttribute('data-category')));
+      const categories = await attributes('#significant-events [data-category]', 'data-category');
       // Newest first: the camera's pause, the camera's table opened, the jammed round's pause...
       expect(categories.slice(0, 3)).toEqual(['pause', 'configuration', 'pause']);
       expect(categories).toContain('dealer-change');

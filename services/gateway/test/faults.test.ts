@@ -31,6 +31,8 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>): Prom
   throw new Error(`${what} did not happen`);
 }
 
+const reasonOf = (event: { data: unknown }) => (event.data as { reason: string }).reason;
+
 async function roundEvents(system: System, roundId: string) {
   return system.store.readStream(streams.round(roundId));
 }
@@ -125,7 +127,7 @@ describe('a deal that stalls', () => {
       const [paused] = (await roundEvents(system, round.roundId)).filter(
         (e) => e.type === 'RoundPaused',
       );
-      expect(paused!.data).toMatchObject({ reason: expect.stringMatching(/rng deal/) });
+      expect(reasonOf(paused!)).toMatch(/rng deal/);
     } finally {
       await autoDealer.stop();
     }
@@ -180,9 +182,7 @@ describe('a pause not resolved', () => {
     expect(wallet.balance).toBe(100_000);
     const events = await roundEvents(system, roundId);
     const [voidEvent] = events.filter((e) => e.type === 'RoundVoided');
-    expect(voidEvent!.data).toMatchObject({
-      reason: expect.stringMatching(/not resumed within 0\.2 s .*table camera offline/),
-    });
+    expect(reasonOf(voidEvent!)).toMatch(/not resumed within 0\.2 s .*table camera offline/);
     expect(significantEventOf(voidEvent!)?.actor).toEqual({ id: 'fault-watchdog', role: 'system' });
     expect(events.filter((e) => e.type === 'BetsRefunded')).toHaveLength(1);
   });
@@ -243,9 +243,7 @@ describe('a scanner shoe that runs out of cards', () => {
     const [voided] = (await roundEvents(system, voidedRound)).filter(
       (e) => e.type === 'RoundVoided',
     );
-    expect(voided!.data).toMatchObject({
-      reason: expect.stringMatching(/ran out of cards .*cut card was never reported/),
-    });
+    expect(reasonOf(voided!)).toMatch(/ran out of cards .*cut card was never reported/);
     await waitForWallets(system, ['dave']);
     expect((await roundEvents(system, voidedRound)).map((e) => e.type)).toContain('BetsRefunded');
     // The shoe replays valid: the void and the exhausted close are facts of its streams.

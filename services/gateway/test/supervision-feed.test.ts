@@ -180,10 +180,9 @@ describe('the supervision feed', () => {
       headers: { authorization: `Bearer ${tokens['regulator']!}` },
     });
     expect(once.statusCode).toBe(200);
-    expect(once.json()).toMatchObject({
-      rounds: [{ roundId }],
-      events: expect.arrayContaining([expect.objectContaining({ type: 'RoundPaused' })]),
-    });
+    const answer = once.json<{ rounds: { roundId: string }[]; events: { type: string }[] }>();
+    expect(answer.rounds.map((round) => round.roundId)).toEqual([roundId]);
+    expect(answer.events.map((event) => event.type)).toContain('RoundPaused');
     await system.rounds.resume(roundId, as('sue', 'supervisor'));
   });
 });
