@@ -67,9 +67,14 @@ describe('a stalled deal, left alone', () => {
     const voided = await settled(api, round.roundId);
     expect(voided.status).toBe('voided');
     expect((await reasons('RoundVoided'))[0]!.what).toMatch(/not resumed within/);
-    await vi.waitFor(async () => expect(await balanceOf(api, 'gus')).toBe(10_000), {
-      timeout: 20_000,
-      interval: 50,
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await balanceOf(api, 'gus')).toBe(10_000);
+      },
+      {
+        timeout: 20_000,
+        interval: 50,
+      },
+    );
   });
 });
