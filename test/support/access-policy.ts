@@ -81,6 +81,8 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/audit/checkpoints/:which': { roles: ['regulator', 'operator'] },
   'POST /v1/audit/checkpoints/verify': { roles: ['regulator', 'operator'] },
   'GET /v1/significant-events': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/supervision/feed': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/supervision/paused-rounds': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/settlements': { roles: ['operator', 'regulator'] },
   'POST /v1/admin/rebuild': { roles: ['operator'] },
 

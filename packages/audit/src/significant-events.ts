@@ -68,8 +68,9 @@ export function significantEventOf(recorded: RecordedEvent): SignificantEvent | 
   const category =
     SIGNIFICANT_EVENT_CATEGORIES[recorded.type as keyof typeof SIGNIFICANT_EVENT_CATEGORIES];
   const data = (recorded.data ?? {}) as Record<string, unknown>;
-  // A shoe closing because its cut card came out is ordinary play; an operator closing it is not.
-  if (recorded.type === 'ShoeClosed' && data['reason'] !== 'operator') return null;
+  // A shoe closing because its cut card came out is ordinary play; an operator closing it, or a
+  // scanner shoe running out of cards (its cut card never reported), is not.
+  if (recorded.type === 'ShoeClosed' && data['reason'] === 'completed') return null;
   const { actor, occurredAt } = provenanceOf(recorded);
   const tableId =
     tableOfStream(recorded.stream) ??

@@ -1,6 +1,6 @@
 import type { Card, Hand } from '@croupier/baccarat';
 import type { Actor } from './events/metadata.js';
-import type { DrawnCard } from './events/shoe.js';
+import type { DrawnCard, ShoeCloseReason } from './events/shoe.js';
 import type { PlayerId, RoundId, ShoeId, TableId } from './ids.js';
 import type { CardSource, TableConfig } from './table-config.js';
 
@@ -93,7 +93,7 @@ export interface ShoePort {
   ): Promise<ShoeSummary>;
   /** Closes the shoe, revealing an rng shoe's seed and sealing a digest of all its streams. */
   closeShoe(
-    input: { shoeId: ShoeId; reason: 'completed' | 'operator' },
+    input: { shoeId: ShoeId; reason: ShoeCloseReason },
     context: CommandContext,
   ): Promise<ShoeSummary>;
 }

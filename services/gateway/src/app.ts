@@ -7,6 +7,7 @@ import { settlementRoutes, walletRoutes } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
+import { supervisionRoutes } from './supervision-routes.js';
 import { GatewayMetrics } from './metrics.js';
 import type { System } from './system.js';
 
@@ -66,6 +67,7 @@ export async function buildApp(
   shoeRoutes(app, { shoes: system.shoes });
   walletRoutes(app, { wallets: system.wallets });
   auditRoutes(app, system);
+  supervisionRoutes(app, system);
   settlementRoutes(app, { store: system.store });
 
   app.get(

@@ -1,5 +1,6 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
+import { faultEnvironmentShape } from '@croupier/round';
 import { settlementEnvironmentShape } from '@croupier/settlement';
 import {
   operatorWalletEnvironmentShape,
@@ -51,6 +52,8 @@ const gatewayShape = {
   ...walletEnvironmentShape,
   ...settlementEnvironmentShape,
   ...operatorWalletEnvironmentShape,
+  /** The fault policy: a stalled deal paused, a long pause voided (docs/adr/0004). */
+  ...faultEnvironmentShape,
 };
 
 export type GatewayConfig = ReturnType<typeof parseGateway>;

@@ -10,3 +10,5 @@ export * from './game-recall-csv.js';
 export * from './metrics.js';
 export * from './notary.js';
 export * from './checkpoint-evidence.js';
+export * from './supervision-feed.js';
+export * from './supervision-routes.js';

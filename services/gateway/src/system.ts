@@ -14,7 +14,15 @@ import {
   type SettlementConsumer,
   type WalletMessageBus,
 } from '@croupier/messaging';
-import { AutoDealer, PendingDebits, RoundService, TableBoard } from '@croupier/round';
+import {
+  AutoDealer,
+  DealingWatch,
+  FaultWatchdog,
+  faultLimitsOf,
+  PendingDebits,
+  RoundService,
+  TableBoard,
+} from '@croupier/round';
 import { startOutbox, startSettlementReactor } from '@croupier/settlement';
 import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
@@ -65,6 +73,8 @@ export interface SystemOptions {
   readonly sweepIntervalMs?: number;
   /** Seamless mode: the operator's wallet, instead of HTTP to OPERATOR_WALLET_URL (tests). */
   readonly operatorWallet?: OperatorWalletPort;
+  /** How often the fault watchdog looks for stalled deals and long pauses. Default 1 s. */
+  readonly faultSweepIntervalMs?: number;
 }
 
 /**
@@ -104,6 +114,9 @@ export class System {
   readonly history: PlayerHistory;
   readonly significantEvents: SignificantEventIndex;
   readonly pending: PendingDebits;
+  /** Rounds a fault may hold up: waiting for a card, or paused (the watchdog's deadlines). */
+  readonly dealingWatch: DealingWatch;
+  readonly watchdog: FaultWatchdog;
   readonly commissionLedger: CommissionLedger;
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
@@ -112,6 +125,8 @@ export class System {
   private readonly dealers = new Map<string, AutoDealer>();
   private consumer: SettlementConsumer | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
+  private faultTimer: NodeJS.Timeout | null = null;
+  private faultSweep: Promise<unknown> = Promise.resolve();
   private started = false;
 
   private constructor(
@@ -138,6 +153,7 @@ export class System {
     this.significantEvents = this.readModels.register(new SignificantEventIndex(documents));
     this.commissionLedger = this.readModels.register(new CommissionLedger(documents));
     this.pending = this.readModels.register(new PendingDebits(documents));
+    this.dealingWatch = this.readModels.register(new DealingWatch(documents));
     // Every service of the process decides through one handler: one state cache (bounded,
     // STATE_CACHE_SIZE), snapshots (SNAPSHOT_EVERY, ADR 0025), and commands on one stream queued
     // one after another across services (ADR 0007).
@@ -150,6 +166,14 @@ export class System {
     this.seamless = config.WALLET_MODE === 'seamless' ? this.seamlessOf(readModelStorage) : null;
     const bets: WalletPort = this.seamless?.wallet ?? this.wallets;
     this.rounds = new RoundService(this.commands, this.shoes, bets);
+    this.watchdog = new FaultWatchdog(
+      this.rounds,
+      this.dealingWatch,
+      faultLimitsOf(config),
+      (error, roundId) => {
+        logger.warn({ err: error, roundId }, 'fault watchdog: round not handled, retrying');
+      },
+    );
     this.tokens = tokenAuthorityOf(config);
     this.notary = new Notary(
       store,
@@ -261,6 +285,10 @@ export class System {
         startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
       );
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
+    this.faultTimer = setInterval(() => {
+      // One sweep at a time: a slow store never stacks them up.
+      this.faultSweep = this.faultSweep.then(() => this.watchFaults());
+    }, this.options.faultSweepIntervalMs ?? 1_000);
     this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
@@ -273,6 +301,18 @@ export class System {
     } catch (error) {
       this.logger.error({ err: error }, 'orphaned-debit sweep failed');
       return 0;
+    }
+  }
+
+  /** Pauses stalled deals and voids rounds paused too long (the seed's fault policy, 000). */
+  async watchFaults(): Promise<void> {
+    try {
+      await this.readModels.syncToHead([this.dealingWatch.name]);
+      const done = await this.watchdog.sweep();
+      if (done.paused.length + done.voided.length + done.exhausted.length > 0)
+        this.logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
+    } catch (error) {
+      this.logger.error({ err: error }, 'fault watchdog sweep failed');
     }
   }
 
@@ -321,6 +361,8 @@ export class System {
   /** Graceful shutdown: dealers finish their step, subscriptions their event, then pools close. */
   async stop(): Promise<void> {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
+    if (this.faultTimer) clearInterval(this.faultTimer);
+    await this.faultSweep;
     await this.notary.stop();
     await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
     this.dealers.clear();

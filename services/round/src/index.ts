@@ -10,3 +10,5 @@ export * from './application/table-board.js';
 export * from './http/routes.js';
 export * from './http/views.js';
 export * from './adapters/http-ports.js';
+export * from './application/dealing-watch.js';
+export * from './application/fault-watchdog.js';

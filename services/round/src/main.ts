@@ -20,6 +20,12 @@ import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { AutoDealer } from './application/auto-dealer.js';
 import { PendingDebits } from './application/bet-workflow.js';
+import { DealingWatch } from './application/dealing-watch.js';
+import {
+  FaultWatchdog,
+  faultEnvironmentShape,
+  faultLimitsOf,
+} from './application/fault-watchdog.js';
 import { RoundService } from './application/round-service.js';
 import { TableBoard } from './application/table-board.js';
 import { BET_ROUTES, roundRoutes } from './http/routes.js';
@@ -36,6 +42,7 @@ await runProcess('round', async (logger) => {
       SHOE_URL: z.url().default('http://127.0.0.1:8081'),
       WALLET_URL: z.url().default('http://127.0.0.1:8082'),
       ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+      ...faultEnvironmentShape,
     },
     process.env,
   );
@@ -51,6 +58,7 @@ await runProcess('round', async (logger) => {
   );
   const board = readModels.register(new TableBoard(readModels.storage));
   const pending = readModels.register(new PendingDebits(readModels.storage));
+  const dealingWatch = readModels.register(new DealingWatch(readModels.storage));
   await readModels.start();
   // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007).
   // No aggregate of this process takes snapshots (the wallet's are the wallet service's).
@@ -90,6 +98,31 @@ await runProcess('round', async (logger) => {
         logger.error({ err: error }, 'orphaned-debit sweep failed');
       });
   }, 5_000);
+  // The fault policy (000): stalled deals paused, long pauses voided. Every replica may run it:
+  // the round's expected version lets one act (FaultWatchdog).
+  const watchdog = new FaultWatchdog(
+    rounds,
+    dealingWatch,
+    faultLimitsOf(config),
+    (error, roundId) => {
+      logger.warn({ err: error, roundId }, 'fault watchdog: round not handled, retrying');
+    },
+  );
+  let faultSweep: Promise<unknown> = Promise.resolve();
+  const faults = setInterval(() => {
+    faultSweep = faultSweep.then(() =>
+      readModels
+        .syncToHead([dealingWatch.name])
+        .then(() => watchdog.sweep())
+        .then((done) => {
+          if (done.paused.length + done.voided.length + done.exhausted.length > 0)
+            logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
+        })
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'fault watchdog sweep failed');
+        }),
+    );
+  }, 1_000);
 
   // The game's figures from the log (the same in every process that serves them), and the
   // refused bets, which only the process serving the bet routes sees.
@@ -121,6 +154,8 @@ await runProcess('round', async (logger) => {
   return {
     stop: async () => {
       clearInterval(sweep);
+      clearInterval(faults);
+      await faultSweep;
       await app.close();
       await Promise.all([...dealers.values()].map((dealer) => dealer.stop()));
       await readModels.stop();

@@ -93,12 +93,20 @@ export const digestEntrySchema = z
   .strict();
 export type DigestEntry = z.infer<typeof digestEntrySchema>;
 
+export const shoeCloseReasonSchema = z.enum(['completed', 'operator', 'exhausted']);
+export type ShoeCloseReason = z.infer<typeof shoeCloseReasonSchema>;
+
 export const shoeClosed = eventSchema(
   'ShoeClosed',
   z
     .object({
       shoeId: shoeIdSchema,
-      reason: z.enum(['completed', 'operator']),
+      /**
+       * `completed`: its last round is over. `operator`: closed early. `exhausted`: a scanner shoe
+       * dealt its last card with a round still waiting for one (its cut card was never reported);
+       * that round is voided and refunded (docs/adr/0004).
+       */
+      reason: shoeCloseReasonSchema,
       roundsDealt: z.number().int().nonnegative(),
       /** rng shoes: the seed, revealed, so anyone can recompute the order and the commitment. */
       seed: hex(32).nullable(),

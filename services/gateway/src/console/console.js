@@ -1,5 +1,5 @@
 // @ts-check
-/* global document, sessionStorage, fetch, location, URLSearchParams, history, atob */
+/* global document, sessionStorage, fetch, location, URLSearchParams, history, atob, setInterval, clearInterval, setTimeout, AbortController, TextDecoderStream */
 import { cellsOf, ROWS } from './roads.js';
 
 const TOKEN_KEY = 'croupier.token';
@@ -424,6 +424,310 @@ async function showRoads(tableId) {
   say(`Table ${tableId}: ${roads.beadPlate.length} round(s) in the current shoe.`);
 }
 
+// --- the pit: live tables, paused rounds, significant events --------------------------------
+
+/** The role of the token in use, as it says (the API checks it). */
+function tokenRole() {
+  try {
+    return JSON.parse(atob(token().split('.')[1].replace(/-/g, '+').replace(/_/g, '/'))).role;
+  } catch {
+    return null;
+  }
+}
+
+/** @param {string} path @param {string} method @param {unknown} [body] */
+async function command(path, method, body) {
+  const headers = /** @type {Record<string, string>} */ ({ authorization: `Bearer ${token()}` });
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(path, {
+    method,
+    headers,
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const answer = await response.json().catch(() => null);
+  if (!response.ok) {
+    const detail = answer?.detail ?? answer?.title ?? response.statusText;
+    throw new Error(`${response.status} ${answer?.code ?? ''}: ${detail}`);
+  }
+  return answer;
+}
+
+/** A stream's place in the other views: a round's audit, a shoe's replay, a table's roads. */
+/** @param {string | null} stream */
+function streamLink(stream) {
+  if (!stream) return null;
+  const [kind, ...rest] = stream.split('-');
+  const id = rest.join('-');
+  if (kind === 'round') return el('a', { href: `#round=${id}` }, id);
+  if (kind === 'shoe') return el('a', { href: `#shoe=${id}` }, id);
+  if (kind === 'table') return el('a', { href: `#table=${id}` }, id);
+  return el('span', { class: 'mono' }, stream);
+}
+
+/** @param {string | null} iso */
+const clock = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '—');
+
+/** What the pit view holds while it is shown; replaced when it is shown again. */
+const pit = {
+  /** Bumped whenever the pit is left: work started for an older one stops. */
+  generation: 0,
+  /** @type {AbortController | null} */ feed: null,
+  /** @type {ReturnType<typeof setInterval> | null} */ timer: null,
+  /** @type {any[]} */ paused: [],
+  /** @type {any[]} */ events: [],
+  /** @type {Map<string, { completed: number, beads: string[] }>} */ roads: new Map(),
+};
+
+function leavePit() {
+  pit.generation++;
+  pit.feed?.abort();
+  pit.feed = null;
+  if (pit.timer !== null) clearInterval(pit.timer);
+  pit.timer = null;
+}
+
+/** @param {any} round */
+function pausedRoundView(round) {
+  const supervisor = tokenRole() === 'supervisor';
+  const reason = el('input', {
+    class: 'void-reason',
+    placeholder: 'why it is cancelled',
+    'aria-label': `reason to void ${round.roundId}`,
+  });
+  const act = (/** @type {string} */ what, /** @type {() => Promise<void>} */ work) =>
+    void run(async () => {
+      say(`${what} ${round.roundId}…`);
+      await work();
+      say(`${what} ${round.roundId}: done.`);
+      await refreshTables();
+    });
+  return el(
+    'li',
+    { class: 'paused-round', 'data-paused-round': round.roundId },
+    el('strong', {}, `Table ${round.tableId} · `),
+    el('a', { href: `#round=${round.roundId}` }, round.roundId),
+    ` (${round.status}, ${round.cards} card(s)) paused at ${clock(round.pausedAt)}: `,
+    el('em', {}, round.reason ?? 'no reason'),
+    round.voidsAt ? ` · voided with refunds at ${clock(round.voidsAt)} unless resumed` : '',
+    supervisor
+      ? el(
+          'span',
+          { class: 'actions' },
+          button('Resume', 'resume', () =>
+            act('Resuming', () => command(`/v1/rounds/${round.roundId}/resume`, 'POST')),
+          ),
+          reason,
+          button('Void and refund', 'void', () =>
+            act('Voiding', () =>
+              command(`/v1/rounds/${round.roundId}/void`, 'POST', {
+                reason:
+                  /** @type {HTMLInputElement} */ (reason).value.trim() ||
+                  'cancelled by the supervisor from the console',
+              }),
+            ),
+          ),
+        )
+      : el('span', { class: 'meta' }, ' · a supervisor resumes or voids it'),
+  );
+}
+
+/** @param {string} label @param {string} action @param {() => void} onClick */
+function button(label, action, onClick) {
+  const node = el('button', { type: 'button', 'data-action': action }, label);
+  node.addEventListener('click', onClick);
+  return node;
+}
+
+function drawPaused() {
+  const list = document.getElementById('paused-rounds');
+  if (!list) return;
+  list.replaceChildren(
+    ...(pit.paused.length === 0
+      ? [el('li', { class: 'meta' }, 'No round is paused.')]
+      : pit.paused.map(pausedRoundView)),
+  );
+  const heading = document.getElementById('paused-heading');
+  if (heading) {
+    heading.textContent = `Paused rounds (${pit.paused.length})`;
+    heading.className = pit.paused.length > 0 ? 'alert' : '';
+  }
+}
+
+/** @param {any} event */
+function eventView(event) {
+  return el(
+    'li',
+    { class: `significant ${event.category}`, 'data-category': event.category },
+    el('span', { class: 'when' }, clock(event.occurredAt)),
+    el('span', { class: 'category' }, event.category),
+    event.tableId ? el('span', { class: 'table' }, event.tableId) : null,
+    el('span', { class: 'what' }, event.summary),
+    el('span', { class: 'who' }, event.actor ? `${event.actor.id} (${event.actor.role})` : ''),
+    streamLink(event.stream),
+  );
+}
+
+function drawEvents() {
+  const list = document.getElementById('significant-events');
+  if (!list) return;
+  list.replaceChildren(...pit.events.slice(0, 100).map(eventView));
+}
+
+/** @param {any} table */
+function tableCard(table) {
+  const round = table.currentRound;
+  const paused = round?.paused === true;
+  const beads = pit.roads.get(table.tableId)?.beads ?? [];
+  return el(
+    'article',
+    {
+      class: `table-card ${table.status}${paused ? ' paused' : ''}`,
+      'data-table-card': table.tableId,
+    },
+    el(
+      'h3',
+      {},
+      el('a', { href: `#table=${table.tableId}` }, table.name || table.tableId),
+      el('span', { class: `badge ${table.status}` }, table.status),
+      paused ? el('span', { class: 'badge paused' }, 'PAUSED') : null,
+    ),
+    el(
+      'p',
+      { class: 'meta' },
+      `${table.tableId} · ${table.preset ?? 'custom'} · ${table.dealing.mode} dealing · dealer ${table.dealerId ?? '—'} · ${table.roundsCompleted} round(s) completed`,
+    ),
+    el(
+      'p',
+      { class: 'current' },
+      round
+        ? el(
+            'span',
+            { 'data-round-status': round.status },
+            'Round ',
+            el('a', { href: `#round=${round.roundId}` }, round.roundId),
+            ` · ${round.status}${paused ? ' · paused' : ''}`,
+          )
+        : 'No round yet',
+      table.currentShoeId
+        ? el(
+            'span',
+            {},
+            ' · shoe ',
+            el('a', { href: `#shoe=${table.currentShoeId}` }, table.currentShoeId),
+          )
+        : null,
+    ),
+    el(
+      'div',
+      { class: 'mini-bead', 'data-mini-road': table.tableId, title: 'bead plate of the shoe' },
+      ...beads.map((/** @type {string} */ mark) =>
+        el('span', { class: `mark ${mark}`, 'data-mark': mark }, mark),
+      ),
+    ),
+  );
+}
+
+async function refreshTables() {
+  const grid = document.getElementById('live-tables');
+  if (!grid) return;
+  const tables = await api('/v1/tables');
+  // The roads of a table are read again only when it completed another round.
+  for (const table of tables) {
+    const known = pit.roads.get(table.tableId);
+    if (known?.completed === table.roundsCompleted) continue;
+    const roads = await api(`/v1/tables/${encodeURIComponent(table.tableId)}/roads`);
+    pit.roads.set(table.tableId, { completed: table.roundsCompleted, beads: roads.beadPlate });
+  }
+  grid.replaceChildren(
+    ...(tables.length === 0 ? [el('p', { class: 'meta' }, 'No table is open.')] : []),
+    ...tables.map(tableCard),
+  );
+}
+
+/** Reads the supervision feed (server-sent events over fetch, so the token stays a header). */
+async function followFeed(/** @type {AbortSignal} */ signal) {
+  let lastId = /** @type {string | null} */ (null);
+  while (!signal.aborted) {
+    try {
+      const headers = /** @type {Record<string, string>} */ ({
+        authorization: `Bearer ${token()}`,
+        accept: 'text/event-stream',
+      });
+      if (lastId !== null) headers['last-event-id'] = lastId;
+      const response = await fetch('/v1/supervision/feed', { headers, signal });
+      if (!response.ok || response.body === null) {
+        const answer = await response.json().catch(() => null);
+        say(`Live feed: ${response.status} ${answer?.code ?? ''}`, true);
+        return;
+      }
+      byId('feed-state').textContent = 'live';
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          /** @type {Record<string, string>} */
+          const fields = {};
+          for (const line of block.split('\n')) {
+            const colon = line.indexOf(':');
+            if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1).trimStart();
+          }
+          if (fields.id) lastId = fields.id;
+          if (fields.event === 'paused-rounds') {
+            pit.paused = JSON.parse(fields.data).rounds;
+            drawPaused();
+            void refreshTables().catch(() => undefined);
+          } else if (fields.event === 'significant') {
+            pit.events.unshift(JSON.parse(fields.data));
+            drawEvents();
+          }
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      say(`Live feed interrupted: ${error instanceof Error ? error.message : error}`, true);
+    }
+    if (!signal.aborted) {
+      byId('feed-state').textContent = 'reconnecting…';
+      await new Promise((resolve) => setTimeout(resolve, 3000));
+    }
+  }
+}
+
+async function showPit() {
+  leavePit();
+  const generation = pit.generation;
+  pit.events = [];
+  pit.paused = [];
+  view.replaceChildren(
+    el(
+      'h2',
+      { 'data-pit': 'live' },
+      'Live view ',
+      el('small', { id: 'feed-state' }, 'connecting…'),
+    ),
+    el('h3', { id: 'paused-heading' }, 'Paused rounds'),
+    el('ul', { id: 'paused-rounds', class: 'paused-rounds' }),
+    el('h3', {}, 'Tables'),
+    el('div', { id: 'live-tables', class: 'live-tables' }),
+    el('h3', {}, 'Significant events'),
+    el('ol', { id: 'significant-events', class: 'significant-events' }),
+  );
+  drawPaused();
+  await refreshTables();
+  if (generation !== pit.generation) return; // another view was asked for meanwhile
+  const feed = new AbortController();
+  pit.feed = feed;
+  pit.timer = setInterval(() => void refreshTables().catch(() => undefined), 3000);
+  void followFeed(feed.signal);
+  say('Live: tables refresh every 3 s; pauses and significant events as they happen.');
+}
+
 // --- wiring ---------------------------------------------------------------------------------
 
 /** @param {() => Promise<void>} work */
@@ -446,6 +750,7 @@ function finder(formId, inputId, key, show) {
     const value = /** @type {HTMLInputElement} */ (byId(inputId)).value.trim();
     if (!value) return;
     history.replaceState(null, '', `#${key}=${encodeURIComponent(value)}`);
+    leavePit();
     void run(() => show(value));
   });
 }
@@ -457,9 +762,12 @@ byId('token-form').addEventListener('submit', (event) => {
   if (value) sessionStorage.setItem(TOKEN_KEY, value);
   input.value = '';
   showTokenState();
+  // Signed in with nothing else asked for: what a pit boss needs first.
+  if (!location.hash || location.hash === '#pit') void run(showPit);
 });
 byId('forget').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN_KEY);
+  leavePit();
   showTokenState();
 });
 finder('round-form', 'round-id', 'round', showRound);
@@ -471,9 +779,11 @@ function fromLocation() {
   const round = params.get('round');
   const shoe = params.get('shoe');
   const table = params.get('table');
+  if (round || shoe || table) leavePit();
   if (round) void run(() => showRound(round));
   else if (shoe) void run(() => showShoe(shoe));
   else if (table) void run(() => showRoads(table));
+  else if (token()) void run(showPit);
 }
 globalThis.addEventListener('hashchange', fromLocation);
 showTokenState();

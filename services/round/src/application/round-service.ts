@@ -22,8 +22,10 @@ import {
   nextScannedCard,
   requireCorrectable,
   requireTakesCards,
+  waitsForCard,
   type RoundCommand,
   type RoundState,
+  type StallObservation,
 } from '../domain/round.decider.js';
 import type { TableCommand, TableState } from '../domain/table.decider.js';
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
@@ -31,6 +33,7 @@ import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.j
 import { latestNumber, SequenceHints } from './sequence.js';
 import {
   nextRoundOf,
+  closeReasonOf,
   nextShoeOf,
   requireBurnt,
   shoeToCloseOf,
@@ -301,16 +304,30 @@ export class RoundService {
     return (await this.round(roundId, { type: 'DealCards', cards }, context)).state;
   }
 
-  /** Records a card the dealer's card reader read; the round says which hand it goes to. */
+  /**
+   * Records a card the dealer's card reader read; the round says which hand it goes to. When the
+   * shoe's last card leaves the round still short of one, the round is voided and the shoe
+   * closed at once (voidOnExhaustedShoe): no card can ever come.
+   */
   async postScannedCard(roundId: string, card: Card, context: CommandContext): Promise<RoundState> {
     const round = await this.syncScannedCards(roundId, context);
     // Refused before the shoe records the card (a voided round, for one, takes no more cards).
     const { hand, index } = nextScannedCard(round);
-    const drawn = await this.shoes.drawScannedCard(
-      { shoeId: round.shoeId, roundId, roundNumber: round.number, index, card, hand },
-      context,
-    );
-    return (await this.round(roundId, { type: 'DealCards', cards: [drawn] }, context)).state;
+    let drawn: DrawnCard;
+    try {
+      drawn = await this.shoes.drawScannedCard(
+        { shoeId: round.shoeId, roundId, roundNumber: round.number, index, card, hand },
+        context,
+      );
+    } catch (error) {
+      if (error instanceof DomainError && error.code === 'SHOE_FINISHED')
+        await this.voidOnExhaustedShoe(roundId, context);
+      throw error;
+    }
+    const { state } = await this.round(roundId, { type: 'DealCards', cards: [drawn] }, context);
+    if (waitsForCard(state) && (await this.voidOnExhaustedShoe(roundId, context)))
+      return this.getRound(roundId);
+    return state;
   }
 
   /** The dealer saw the cut card come out (scanner shoes). */
@@ -359,6 +376,63 @@ export class RoundService {
     return (await this.round(roundId, { type: 'VoidRound', reason }, context)).state;
   }
 
+  // --- faults (the seed's policy, 000: pause, notify, resume or void) ------------------------
+
+  /**
+   * The watchdog pauses a round that waited too long for a card, if it still waits as seen: the
+   * decider refuses nothing and appends nothing when a card, a resume or another process's pause
+   * came first. True when this call paused it.
+   */
+  async pauseStalled(
+    roundId: string,
+    seen: StallObservation,
+    reason: string,
+    context: CommandContext,
+  ): Promise<boolean> {
+    const { events } = await this.round(
+      roundId,
+      { type: 'PauseRound', reason, stalled: seen },
+      context,
+    );
+    return events.length > 0;
+  }
+
+  /** The watchdog voids a round still in the pause it saw (refunds follow). True when voided. */
+  async voidPaused(
+    roundId: string,
+    pauses: number,
+    reason: string,
+    context: CommandContext,
+  ): Promise<boolean> {
+    const { events } = await this.round(
+      roundId,
+      { type: 'VoidRound', reason, pausedAs: { pauses } },
+      context,
+    );
+    return events.length > 0;
+  }
+
+  /**
+   * A scanner round waiting for a card from a shoe with none left (its cut card was never
+   * reported) can never finish: it is voided (its bets refunded) and the shoe closed as
+   * `exhausted`, each event saying why. False when the round or its shoe is not in that state.
+   */
+  async voidOnExhaustedShoe(roundId: string, context: CommandContext): Promise<boolean> {
+    const round = await this.getRound(roundId);
+    if (round.cardSource !== 'scanner') return false;
+    if (round.status !== 'closed' && round.status !== 'dealing') return false;
+    const shoe = await this.shoes.getShoe(round.shoeId);
+    if (shoe === null || shoe.cardsLeft > 0) return false;
+    await this.void(
+      roundId,
+      `shoe ${shoe.shoeId} ran out of cards with round ${roundId} still waiting for one: its cut card was never reported`,
+      context,
+    );
+    if (shoe.status !== 'closed')
+      await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'exhausted' }, context);
+    return true;
+  }
+
   // --- internals ----------------------------------------------------------------------------
 
   /**
@@ -396,7 +470,10 @@ export class RoundService {
   /** Closes the finished shoe (revealing its seed) if there is one, and starts the next. */
   private async replaceShoe(next: NextShoe, context: CommandContext): Promise<ShoeSummary> {
     if (next.close !== null)
-      await this.shoes.closeShoe({ shoeId: next.close.shoeId, reason: 'completed' }, context);
+      await this.shoes.closeShoe(
+        { shoeId: next.close.shoeId, reason: closeReasonOf(next.close) },
+        context,
+      );
     const shoe = await this.shoes.startShoe(
       { tableId: next.table.tableId, number: next.shoeNumber, config: next.table.config },
       context,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { initialRoundState, type RoundState } from '../domain/round.decider.js';
 import type { TableState } from '../domain/table.decider.js';
 import {
+  closeReasonOf,
   nextRoundOf,
   nextShoeOf,
   requireBurnt,
@@ -157,5 +158,27 @@ describe('shoeToCloseOf', () => {
     expect(
       refusal(() => shoeToCloseOf(facts({ lastRound: round({ status: 'betting' }) }))),
     ).toMatchObject({ code: 'ROUND_IN_PROGRESS' });
+  });
+});
+
+describe('a scanner shoe out of cards before its cut card was reported', () => {
+  const empty = shoe({ cardSource: 'scanner', cardsLeft: 0, position: 416 });
+  it('deals no more rounds: the next comes from a new shoe, once the last is settled', () => {
+    const voided = round({ status: 'voided' });
+    expect(refusal(() => nextRoundOf(facts({ shoe: empty, lastRound: voided })))).toEqual('none');
+    expect(nextRoundOf(facts({ shoe: empty, lastRound: voided }))).toMatchObject({
+      step: 'new-shoe',
+      close: { shoeId: 't1.1' },
+      shoeNumber: 2,
+    });
+    expect(
+      refusal(() => nextRoundOf(facts({ shoe: empty, lastRound: round({ status: 'dealing' }) }))),
+    ).toMatchObject({ code: 'ROUND_IN_PROGRESS' });
+  });
+
+  it('is closed as exhausted, and a shoe past its cut card as completed', () => {
+    expect(closeReasonOf(empty)).toBe('exhausted');
+    expect(closeReasonOf(shoe({ lastRoundNumber: 40 }))).toBe('completed');
+    expect(closeReasonOf(shoe({ cardsLeft: 0, lastRoundNumber: 40 }))).toBe('completed');
   });
 });

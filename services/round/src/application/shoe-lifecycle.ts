@@ -53,6 +53,16 @@ export interface NextShoe {
   readonly shoeNumber: number;
 }
 
+/**
+ * Why a finished shoe is closed: `exhausted` when it ran out of cards before its cut card was
+ * reported (the round it left waiting was voided), else `completed`.
+ */
+export function closeReasonOf(shoe: ShoeSummary): 'completed' | 'exhausted' {
+  return shoe.cardsLeft === 0 && shoe.lastRoundNumber === null && shoe.shufflePolicy === 'shoe'
+    ? 'exhausted'
+    : 'completed';
+}
+
 /** A round is finished when complete or voided. */
 export function isFinished(round: RoundState): boolean {
   return round.status === 'completed' || round.status === 'voided';
@@ -66,9 +76,13 @@ export function isSettled(round: RoundState): boolean {
   return false;
 }
 
-/** Whether the shoe deals the round of this number (it is not past its cut card). */
+/**
+ * Whether the shoe deals the round of this number (it is not past its cut card, and it has
+ * cards left: a scanner shoe whose cut card was never reported may run out).
+ */
 export function shoeDeals(shoe: ShoeSummary, roundNumber: number): boolean {
   if (shoe.status !== 'dealing' && shoe.status !== 'awaiting-burn') return false;
+  if (shoe.cardsLeft === 0) return false;
   if (shoe.shufflePolicy === 'every-round') return roundNumber === 1;
   return shoe.lastRoundNumber === null || roundNumber <= shoe.lastRoundNumber;
 }

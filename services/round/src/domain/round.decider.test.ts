@@ -342,4 +342,70 @@ describe('round decider', () => {
       .when({ type: 'CorrectCard', shoePosition: 10, card: '4C', reason: 'video review' })
       .thenThrows({ code: 'INVALID_CORRECTION' });
   });
+
+  it('pauses a stalled deal only as the watchdog saw it: a card, a resume or a pause first leave it alone', () => {
+    const scanner = opened({ cardSource: 'scanner' });
+    const card: RoundEvent = {
+      type: 'CardDealt',
+      data: { roundId: ROUND, hand: 'player', card: '4C', shoePosition: 3 },
+    };
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'stall' } };
+    const resumed: RoundEvent = { type: 'RoundResumed', data: { roundId: ROUND } };
+    const stall = (cards: number, pauses: number): RoundCommand => ({
+      type: 'PauseRound',
+      reason: 'dealing stalled',
+      stalled: { cards, pauses },
+    });
+    const pausedNow = [
+      { type: 'RoundPaused', data: { roundId: ROUND, reason: 'dealing stalled' } },
+    ] as const;
+    spec
+      .given([scanner, closed])
+      .when(stall(0, 0))
+      .then([...pausedNow]);
+    spec
+      .given([scanner, closed, card])
+      .when(stall(1, 0))
+      .then([...pausedNow]);
+    // A card came after the watchdog looked.
+    spec.given([scanner, closed, card]).when(stall(0, 0)).then([]);
+    // Another watchdog paused first, or a supervisor paused and resumed since.
+    spec.given([scanner, closed, paused]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, paused, resumed]).when(stall(0, 0)).then([]);
+    spec
+      .given([scanner, closed, paused, resumed])
+      .when(stall(0, 1))
+      .then([...pausedNow]);
+    // Still betting, or every card in: not waiting for a card.
+    spec.given([scanner]).when(stall(0, 0)).then([]);
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    spec
+      .given([scanner, closed, ...dealt])
+      .when(stall(dealt.length, 0))
+      .then([]);
+  });
+
+  it('voids a paused round only while it is in the pause the watchdog saw', () => {
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'stall' } };
+    const resumed: RoundEvent = { type: 'RoundResumed', data: { roundId: ROUND } };
+    const voidPaused = (pauses: number): RoundCommand => ({
+      type: 'VoidRound',
+      reason: 'not resumed',
+      pausedAs: { pauses },
+    });
+    const voided = [
+      { type: 'RoundVoided', data: { roundId: ROUND, reason: 'not resumed' } },
+    ] as const;
+    spec
+      .given([opened(), closed, paused])
+      .when(voidPaused(1))
+      .then([...voided]);
+    spec.given([opened(), closed, paused, resumed]).when(voidPaused(1)).then([]);
+    spec.given([opened(), closed, paused, resumed, paused]).when(voidPaused(1)).then([]);
+    spec
+      .given([opened(), closed, paused, resumed, paused])
+      .when(voidPaused(2))
+      .then([...voided]);
+    spec.given([opened(), closed]).when(voidPaused(0)).then([]);
+  });
 });

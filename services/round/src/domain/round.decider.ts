@@ -64,9 +64,32 @@ export type RoundCommand =
   | { type: 'DealCards'; cards: readonly DrawnCard[] }
   | { type: 'CorrectCard'; shoePosition: number; card: Card; reason: string }
   | { type: 'ConfirmResult' }
-  | { type: 'PauseRound'; reason: string }
+  | {
+      type: 'PauseRound';
+      reason: string;
+      /**
+       * The watchdog's pause of a stalled deal: what it saw when the deadline passed. Nothing is
+       * paused unless the round still waits for a card with as many cards and pauses as seen, so
+       * a card, a resume or another process's pause in between leaves the round alone.
+       */
+      stalled?: StallObservation;
+    }
   | { type: 'ResumeRound' }
-  | { type: 'VoidRound'; reason: string };
+  | {
+      type: 'VoidRound';
+      reason: string;
+      /**
+       * The watchdog's void of a round paused too long: voided only while still in the pause it
+       * saw (`pauses`, counted from the round's first), never after a resume.
+       */
+      pausedAs?: { readonly pauses: number };
+    };
+
+/** A round waiting for a card as the watchdog saw it: its cards and pauses so far. */
+export interface StallObservation {
+  readonly cards: number;
+  readonly pauses: number;
+}
 
 export interface ActiveBet extends PlacedBet {
   readonly status: 'active' | 'cleared';
@@ -90,6 +113,8 @@ export interface CardAt {
 export interface RoundState {
   readonly status: RoundStatus;
   readonly paused: boolean;
+  /** RoundPaused events so far: names each pause, so a watchdog acts only on the one it saw. */
+  readonly pauses: number;
   readonly roundId: RoundId;
   readonly tableId: TableId;
   readonly shoeId: ShoeId;
@@ -113,6 +138,7 @@ export interface RoundState {
 export const initialRoundState = (): RoundState => ({
   status: 'none',
   paused: false,
+  pauses: 0,
   roundId: '',
   tableId: '',
   shoeId: '',
@@ -207,7 +233,7 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
       return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
     }
     case 'RoundPaused':
-      return { ...state, paused: true };
+      return { ...state, paused: true, pauses: state.pauses + 1 };
     case 'RoundResumed':
       return { ...state, paused: false };
     case 'RoundCompleted':
@@ -484,6 +510,20 @@ function dealCards(
   return events;
 }
 
+/** Whether a round waits for a card (closed, or dealing with more due) and is not paused. */
+export function waitsForCard(state: RoundState): boolean {
+  return !state.paused && (state.status === 'closed' || state.status === 'dealing');
+}
+
+/** The round still waits for a card exactly as the watchdog saw it. */
+function stillStalled(state: RoundState, seen: StallObservation): boolean {
+  return (
+    waitsForCard(state) &&
+    state.player.length + state.banker.length === seen.cards &&
+    state.pauses === seen.pauses
+  );
+}
+
 function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
   switch (command.type) {
     case 'OpenRound': {
@@ -574,6 +614,7 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       return [completion(state, state.player, state.banker)];
     case 'PauseRound':
       requireOpen(state);
+      if (command.stalled !== undefined && !stillStalled(state, command.stalled)) return [];
       requireNotFinished(state);
       if (state.paused) return [];
       return [{ type: 'RoundPaused', data: { roundId: state.roundId, reason: command.reason } }];
@@ -588,6 +629,11 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       // to its stake with compensating records.
       requireOpen(state);
       if (state.status === 'voided') return [];
+      if (
+        command.pausedAs !== undefined &&
+        !(state.paused && state.pauses === command.pausedAs.pauses)
+      )
+        return [];
       return [{ type: 'RoundVoided', data: { roundId: state.roundId, reason: command.reason } }];
   }
 }

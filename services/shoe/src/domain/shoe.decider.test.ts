@@ -131,6 +131,18 @@ describe('shoe decider', () => {
       .thenThrows({ code: 'SHOE_NOT_FINISHED' });
   });
 
+  it('will not close a shoe as exhausted while it holds a card', () => {
+    spec
+      .given(shuffled())
+      .when({
+        type: 'CloseShoe',
+        reason: 'exhausted',
+        seed: SEED,
+        digest: { streams: [], value: '0'.repeat(64) },
+      })
+      .thenThrows({ code: 'SHOE_NOT_FINISHED' });
+  });
+
   describe('scanner shoes', () => {
     const scannerShoe = () =>
       shoeDecider.decide(

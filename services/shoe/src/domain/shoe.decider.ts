@@ -16,6 +16,7 @@ import {
   type DrawnCard,
   type RoundId,
   type ShoeEvent,
+  type ShoeCloseReason,
   type ShoeId,
   type TableId,
 } from '@croupier/contracts';
@@ -56,7 +57,7 @@ export type ShoeCommand =
   | { type: 'CorrectCard'; roundId: RoundId; position: number; card: Card; reason: string }
   | {
       type: 'CloseShoe';
-      reason: 'completed' | 'operator';
+      reason: ShoeCloseReason;
       seed: string | null;
       digest: { streams: DigestEntry[]; value: string };
     };
@@ -468,6 +469,13 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
         throw new DomainError(
           'SHOE_NOT_FINISHED',
           `shoe ${state.shoeId}: the cut card has not come out`,
+        );
+      }
+      // Exhausted is a fact of the ledger, not a claim: every card of the shoe is out.
+      if (command.reason === 'exhausted' && state.position < state.decks * 52) {
+        throw new DomainError(
+          'SHOE_NOT_FINISHED',
+          `shoe ${state.shoeId} still holds ${state.decks * 52 - state.position} cards`,
         );
       }
       if (state.commitment !== null) {

@@ -2,6 +2,7 @@ import { parseCard } from '@croupier/baccarat';
 import {
   DomainError,
   roundIdSchema,
+  shoeCloseReasonSchema,
   shoeIdSchema,
   tableConfigSchema,
   tableIdSchema,
@@ -158,7 +159,7 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
       schema: {
         ...hidden,
         params: shoeParams,
-        body: z.object({ reason: z.enum(['completed', 'operator']) }),
+        body: z.object({ reason: shoeCloseReasonSchema }),
       },
     },
     async (request) =>
