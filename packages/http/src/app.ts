@@ -22,17 +22,14 @@ import Fastify, {
   type RawRequestDefaultExpression,
   type RawServerDefault,
 } from 'fastify';
-import {
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf, type Principal, type TokenAuthority } from './auth.js';
 import { FailedLoginLimiter } from './failed-logins.js';
 import { secureFastifyLogger, withoutQueryCredentials } from './logging.js';
 import { HttpMetrics, type AuthFailureReason, type HttpMetricsOptions } from './metrics.js';
 import { operationTransform } from './openapi.js';
+import { responseSerializerCompiler } from './response-serializer.js';
 import {
   problemJsonSchema,
   problemOf,
@@ -103,6 +100,12 @@ export interface HttpAppOptions {
   readonly onAuthenticationFailure?: (failure: AuthenticationFailure) => void;
   /** Timeouts and header limits of the sockets; see `HttpLimits`. */
   readonly limits?: Partial<HttpLimits>;
+  /**
+   * Check every response against its route's zod schema (`responseSerializerCompiler`); false
+   * writes it with `JSON.stringify` unchecked, as production does. Requests are always
+   * validated. Default true.
+   */
+  readonly validateResponses?: boolean;
 }
 
 /** A request refused for want of a valid token, as the security log keeps it: never the token. */
@@ -185,7 +188,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializerCompiler(options.validateResponses ?? true));
   // Bodies are JSON or nothing: fastify's built-in text/plain parser would hand a route a string
   // that then fails its schema as a 400; without it any other media type is a 415.
   app.removeContentTypeParser('text/plain');
