@@ -24,7 +24,7 @@ import { freePort } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
 import { allEvents } from '../support/invariants.js';
-import { ownDatabase, RoundCost } from './cost.js';
+import { cpuSeconds, ownDatabase, RoundCost } from './cost.js';
 
 const TABLES = Number(process.env.TABLES ?? 4);
 const DURATION_MS = Number(process.env.DURATION_S ?? 30) * 1000;
@@ -132,7 +132,13 @@ if (WARMUP_MS > 0) {
   await Promise.all(tables.map((tableId) => dealTable(tableId, () => Date.now() < warmupEnds)));
   measuring = true;
 }
+// What the gateway burns with nothing to do (timers, polls, metrics), over the wait before the
+// first sample: at a few rounds a second it is a share of every round's CPU.
+const idleFrom = { at: performance.now(), cpu: cpuSeconds(gatewayProcess.pid) };
 const costBefore = await cost.sample();
+const idleCpuMsPerSecond =
+  ((costBefore.cpuSeconds['gateway']! - idleFrom.cpu) * 1000) /
+  ((performance.now() - idleFrom.at) / 1000);
 const requestsBefore = httpRequests;
 const started = Date.now();
 const startPosition = (await store.readAll({ limit: 1_000_000 })).at(-1)?.position;
@@ -264,6 +270,7 @@ emit({
   eventsPerSecond: Number((events.length / elapsed).toFixed(1)),
   eventsPerRound: settledRounds === 0 ? null : Number((events.length / settledRounds).toFixed(1)),
   ...RoundCost.perRound(costBefore, costAfter, settledRounds, requests),
+  gatewayIdleCpuMsPerSecond: Number(idleCpuMsPerSecond.toFixed(1)),
   errors,
   cpu: cpus()[0]?.model,
   cores: cpus().length,

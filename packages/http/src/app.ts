@@ -246,7 +246,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     strictTransportSecurity: { maxAge: 31_536_000, includeSubDomains: true },
   });
   app.addHook('onRequest', (request, reply, done) => {
-    securityHeaders(request.raw, reply.raw, done);
+    securityHeaders(request.raw, reply.raw, (error) => {
+      done(error instanceof Error ? error : undefined);
+    });
   });
 
   const perMinute = options.rateLimitPerMinute ?? 6_000;
