@@ -9,7 +9,11 @@
  *   idle, at most once a second, and an idle backend's within 10 s: a sample waits that out.
  * - Statements come from `pg_stat_statements` when the server loads it, and are always counted in
  *   the driver of each service (`pg-statement-counter.js`, preloaded), by kind.
- * - CPU comes from /proc: utime + stime of each service and of every `postgres` process.
+ * - CPU comes from /proc: utime + stime of each service and of the PostgreSQL processes that work
+ *   for this run: the backends of its own database and the server's background processes (WAL
+ *   writer, checkpointer, ...: they serve every database, so a shared server's others' share is
+ *   in them). Every `postgres` process of the server is reported apart (`postgresServerWide`): on
+ *   a server that other runs share, that sum holds their backends too.
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -107,7 +111,10 @@ export interface CostSample {
   /** Statements counted in each service's driver, by kind, summed over the services. */
   readonly driverStatements: Readonly<Record<string, number>>;
   readonly cpuSeconds: Readonly<Record<string, number>>;
+  /** The run's own PostgreSQL processes (its database's backends, the background processes). */
   readonly postgresCpu: Map<number, number>;
+  /** Every PostgreSQL process of the server, whoever it works for. */
+  readonly postgresServerCpu: Map<number, number>;
   readonly machineBusySeconds: number;
 }
 
@@ -143,8 +150,10 @@ export class RoundCost {
     const { settleMs = options.stop === undefined ? 11_000 : 0, stop } = options;
     await new Promise((resolve) => setTimeout(resolve, settleMs));
     const processes = this.processes();
+    const ownPids = await this.#ownPostgresPids();
     const cpu = Object.fromEntries(processes.map((p) => [p.id, cpuSeconds(p.pid)]));
-    const postgresCpu = groupCpu(postgresPids());
+    const postgresCpu = groupCpu(ownPids);
+    const postgresServerCpu = groupCpu(postgresPids());
     const machine = machineBusySeconds();
     let driverStatements: Record<string, number>;
     if (stop === undefined) {
@@ -162,8 +171,24 @@ export class RoundCost {
       driverStatements,
       cpuSeconds: cpu,
       postgresCpu,
+      postgresServerCpu,
       machineBusySeconds: machine,
     };
+  }
+
+  /**
+   * The PostgreSQL processes that work for this run: the backends connected to its database
+   * (and autovacuum workers on it) and the background processes, which belong to no database.
+   */
+  async #ownPostgresPids(): Promise<number[]> {
+    return withClient(this.database.adminConnectionString, async (client) => {
+      const result = await client.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+         WHERE datname = $1 OR (datname IS NULL AND backend_type <> 'client backend')`,
+        [this.database.name],
+      );
+      return result.rows.map((row) => row.pid);
+    });
   }
 
   async #serverCounts(): Promise<readonly [number, number | null]> {
@@ -261,6 +286,7 @@ export class RoundCost {
     const postgresCpu = groupCpuBetween(before.postgresCpu, after.postgresCpu);
     totalCpu += postgresCpu;
     cpuMs['postgres'] = per(postgresCpu * 1000);
+    const postgresServerWide = groupCpuBetween(before.postgresServerCpu, after.postgresServerCpu);
     // An append is either a call of `append_events` (version 1, or a writer that bypasses the
     // adapter) or one item of an `append_groups` call (group commit, ADR 0021): both count, and
     // the groups, each one transaction, are reported beside them.
@@ -282,6 +308,9 @@ export class RoundCost {
       httpRequestsPerRound: per(httpRequests),
       cpuMsPerRound: per(totalCpu * 1000),
       cpuMsPerRoundByProcess: cpuMs,
+      // Every PostgreSQL process of the server, other runs' included: the figure reported before
+      // 2026-12-01 16:10 UTC as `postgres`, equal to it only on a server nobody else uses.
+      postgresServerWideCpuMsPerRound: per(postgresServerWide * 1000),
       statementsPerRoundByKind: Object.fromEntries(
         Object.entries(statements)
           .sort(([, a], [, b]) => b - a)

@@ -8,7 +8,12 @@ import { randomUUID } from 'node:crypto';
  * PostgreSQL transactions and statements, store appends and reads, HTTP requests, CPU ms of the
  * gateway and of PostgreSQL.
  * Env: TABLES (default 4), DURATION_S (default 30), PAIR_BETS (default 0), DATABASE_URL,
- * CPU_PROF_DIR (the gateway writes a V8 CPU profile of the whole run there when it stops).
+ * WARMUP_S (default 0: the tables deal this long before anything is measured, so that a young
+ * process's compiling of its hot code, a fifth of its CPU in the first minute, is left out),
+ * CPU_PROF_DIR (the gateway writes a V8 CPU profile of the whole run there when it stops),
+ * GATEWAY_NODE_OPTIONS (more Node options for the gateway, e.g. `--perf-basic-prof` for `perf`:
+ * on a loaded machine the V8 profile counts wall time, a preempted write included, while
+ * `perf record -e cpu-clock` counts only the CPU the gateway used).
  */
 import { mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -19,7 +24,7 @@ import { freePort } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
 import { allEvents } from '../support/invariants.js';
-import { ownDatabase, RoundCost } from './cost.js';
+import { cpuSeconds, ownDatabase, RoundCost } from './cost.js';
 
 const TABLES = Number(process.env.TABLES ?? 4);
 const DURATION_MS = Number(process.env.DURATION_S ?? 30) * 1000;
@@ -55,8 +60,16 @@ gatewayProcess = new ServiceProcess(
     ...CLUSTER_SECRETS,
     AUTO_TABLES: '',
     LOG_LEVEL: 'warn',
+    // As the container image runs it (infra/docker/Dockerfile): responses are not checked
+    // against their schemas (ADR 0022); BENCH_NODE_ENV=development measures them checked.
+    NODE_ENV: process.env.BENCH_NODE_ENV ?? 'production',
     RATE_LIMIT_PER_MINUTE: '0',
     ...cost.serviceEnv,
+    ...(process.env.GATEWAY_NODE_OPTIONS
+      ? {
+          NODE_OPTIONS: `${cost.serviceEnv.NODE_OPTIONS ?? ''} ${process.env.GATEWAY_NODE_OPTIONS}`,
+        }
+      : {}),
     ...(process.env.CPU_PROF_DIR
       ? {
           NODE_OPTIONS: `${cost.serviceEnv.NODE_OPTIONS ?? ''} --import=${fileURLToPath(new URL('./cpu-profiler.js', import.meta.url))}`,
@@ -111,12 +124,26 @@ const bots = tables.flatMap((tableId) =>
   })),
 );
 
+const WARMUP_MS = Number(process.env.WARMUP_S ?? 0) * 1000;
+/** Bet latencies and errors count once the warm-up is over. */
+let measuring = WARMUP_MS === 0;
+if (WARMUP_MS > 0) {
+  const warmupEnds = Date.now() + WARMUP_MS;
+  await Promise.all(tables.map((tableId) => dealTable(tableId, () => Date.now() < warmupEnds)));
+  measuring = true;
+}
+// What the gateway burns with nothing to do (timers, polls, metrics), over the wait before the
+// first sample: at a few rounds a second it is a share of every round's CPU.
+const idleFrom = { at: performance.now(), cpu: cpuSeconds(gatewayProcess.pid) };
 const costBefore = await cost.sample();
+const idleCpuMsPerSecond =
+  ((costBefore.cpuSeconds['gateway']! - idleFrom.cpu) * 1000) /
+  ((performance.now() - idleFrom.at) / 1000);
 const requestsBefore = httpRequests;
 const started = Date.now();
 const startPosition = (await store.readAll({ limit: 1_000_000 })).at(-1)?.position;
-async function dealTable(tableId: string) {
-  while (Date.now() - started < DURATION_MS) {
+async function dealTable(tableId: string, playing: () => boolean) {
+  while (playing()) {
     try {
       const round = (await call(dealer, 'POST', `/v1/tables/${tableId}/rounds`)) as {
         roundId: string;
@@ -137,7 +164,7 @@ async function dealTable(tableId: string) {
                   : []),
               ],
             });
-            betLatencies.push(performance.now() - t0);
+            if (measuring) betLatencies.push(performance.now() - t0);
           }),
       );
       await call(dealer, 'POST', `/v1/rounds/${round.roundId}/close-betting`);
@@ -145,14 +172,16 @@ async function dealTable(tableId: string) {
     } catch (error) {
       // ROUND_IN_PROGRESS while the previous round settles, before a new shoe: try again.
       if (!String(error).includes('ROUND_IN_PROGRESS')) {
-        errors++;
+        if (measuring) errors++;
         if (errors < 5) process.stderr.write(`${String(error)}\n`);
       }
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
   }
 }
-await Promise.all(tables.map(dealTable));
+await Promise.all(
+  tables.map((tableId) => dealTable(tableId, () => Date.now() - started < DURATION_MS)),
+);
 const elapsed = (Date.now() - started) / 1000;
 
 // Let settlement finish, then measure from the events.
@@ -217,6 +246,7 @@ emit({
   store: 'postgres',
   deployment: 'single process (gateway) on PostgreSQL, over HTTP',
   tables: TABLES,
+  warmupSeconds: WARMUP_MS / 1000,
   botsPerTable: BOTS,
   betsPerBot: PAIR_BETS ? '1-2' : 1,
   seconds: Number(elapsed.toFixed(1)),
@@ -240,6 +270,7 @@ emit({
   eventsPerSecond: Number((events.length / elapsed).toFixed(1)),
   eventsPerRound: settledRounds === 0 ? null : Number((events.length / settledRounds).toFixed(1)),
   ...RoundCost.perRound(costBefore, costAfter, settledRounds, requests),
+  gatewayIdleCpuMsPerSecond: Number(idleCpuMsPerSecond.toFixed(1)),
   errors,
   cpu: cpus()[0]?.model,
   cores: cpus().length,

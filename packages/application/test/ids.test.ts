@@ -21,3 +21,24 @@ describe('deterministicId', () => {
     );
   });
 });
+
+describe('deterministicId from bytes', () => {
+  it('gives what the library gives for the parts as text, any text included', () => {
+    const CROUPIER = '3f4c3a52-8c1e-4f8e-9d5b-2b0d8e6c7a11';
+    const samples = ['', 'a', 'table-1.42.7', 'é€😀', '\u0000\u001f', 'x'.repeat(300), '日本語'];
+    for (const a of samples)
+      for (const b of samples) expect(deterministicId(a, b)).toBe(v5(`${a}\u001f${b}`, CROUPIER));
+  });
+
+  it('refuses a lone surrogate, as the library always did', () => {
+    expect(() => deterministicId('\ud800')).toThrow();
+  });
+});
+
+describe('deterministicId and surrogates', () => {
+  it('refuses a lone low surrogate and one at the end, and takes a pair', () => {
+    expect(() => deterministicId('a\udc00')).toThrow();
+    expect(() => deterministicId('a', '\ud83d')).toThrow();
+    expect(deterministicId('\ud83d\ude00')).toBe(deterministicId('😀'));
+  });
+});

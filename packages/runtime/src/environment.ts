@@ -71,6 +71,13 @@ export const baseEnvironmentShape = {
   HTTP_CONNECTION_TIMEOUT_MS: milliseconds(100, 120_000),
   /** How long an idle kept-alive connection waits for its next request. */
   HTTP_KEEP_ALIVE_TIMEOUT_MS: milliseconds(100, 72_000),
+  /** `production` turns response validation off unless HTTP_VALIDATE_RESPONSES says otherwise. */
+  NODE_ENV: z.string().optional(),
+  /**
+   * Check every response against its zod schema before sending it (a 500 when it does not
+   * match). Default: true, false with NODE_ENV=production (ADR 0022); requests are always checked.
+   */
+  HTTP_VALIDATE_RESPONSES: z.stringbool().optional(),
   /** The most bytes of request line and headers; more answers 431. */
   HTTP_MAX_HEADER_SIZE: z.coerce.number().int().min(1_024).max(1_048_576).default(16_384),
   /**

@@ -25,6 +25,13 @@ export interface ServiceAppSettings {
   readonly HTTP_CONNECTION_TIMEOUT_MS: number;
   readonly HTTP_KEEP_ALIVE_TIMEOUT_MS: number;
   readonly HTTP_MAX_HEADER_SIZE: number;
+  readonly NODE_ENV?: string | undefined;
+  readonly HTTP_VALIDATE_RESPONSES?: boolean | undefined;
+}
+
+/** Whether responses are checked against their schemas: yes, except in production by default. */
+export function validatesResponses(settings: ServiceAppSettings): boolean {
+  return settings.HTTP_VALIDATE_RESPONSES ?? settings.NODE_ENV !== 'production';
 }
 
 /** The token authority of a process: its key and the lifetimes it accepts. */
@@ -41,9 +48,14 @@ export function httpSettingsOf(
   failedLogins: FailedLoginLog,
 ): Pick<
   HttpAppOptions,
-  'rateLimitPerMinute' | 'failedLoginsPerMinute' | 'onAuthenticationFailure' | 'limits'
+  | 'rateLimitPerMinute'
+  | 'failedLoginsPerMinute'
+  | 'onAuthenticationFailure'
+  | 'limits'
+  | 'validateResponses'
 > {
   return {
+    validateResponses: validatesResponses(settings),
     rateLimitPerMinute: settings.RATE_LIMIT_PER_MINUTE,
     failedLoginsPerMinute: settings.RATE_LIMIT_FAILED_LOGINS_PER_MINUTE,
     onAuthenticationFailure: (failure) => {

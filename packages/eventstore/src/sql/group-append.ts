@@ -13,6 +13,18 @@ import type { EncodedEvent } from '../validation.js';
 import { int8, int8Param, type SqlExecutor } from './driver.js';
 import type { Statements } from './statements.js';
 
+/** What an append that wrote put in the log, for the wake-up. */
+function batchOf(
+  pending: PendingAppend,
+  outcome: { readonly result: AppendResult },
+): AppendedBatch {
+  return {
+    stream: pending.stream,
+    types: pending.encoded.map((event) => event.type),
+    position: outcome.result.position,
+  };
+}
+
 /** Sentinels of append_groups' p_expected. */
 const EXPECTED_CODES: Record<Exclude<ExpectedVersion, bigint>, bigint> = {
   'no-stream': -1n,
@@ -54,6 +66,14 @@ export interface PendingAppend {
   readonly encoded: readonly EncodedEvent[];
 }
 
+/** What one committed append wrote, as the in-process wake-up tells subscribers (ADR 0022). */
+export interface AppendedBatch {
+  readonly stream: string;
+  readonly types: readonly string[];
+  /** The position of its last event. */
+  readonly position: bigint;
+}
+
 interface QueuedAppend extends PendingAppend {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
@@ -92,8 +112,11 @@ export interface GroupAppenderInit {
   readonly executor: SqlExecutor;
   readonly sql: Statements;
   readonly tuning: GroupAppendTuning;
-  /** Called once per committed transaction that wrote events (a group or a single append). */
-  readonly onAppended: () => void;
+  /**
+   * Called once per committed transaction that wrote events (a group or a single append), with
+   * what each of its appends wrote.
+   */
+  readonly onAppended: (written: readonly AppendedBatch[]) => void;
 }
 
 /**
@@ -104,7 +127,7 @@ export class GroupAppender {
   readonly #executor: SqlExecutor;
   readonly #sql: Statements;
   readonly #tuning: GroupAppendTuning;
-  readonly #onAppended: () => void;
+  readonly #onAppended: (written: readonly AppendedBatch[]) => void;
   /** stream -> head after this store's last append to it; a hint, checked by the database. */
   readonly #heads = new Map<string, { readonly revision: bigint; readonly hash: string }>();
   #queue: QueuedAppend[] = [];
@@ -190,7 +213,11 @@ export class GroupAppender {
       for (const item of ordered) item.reject(error);
       return;
     }
-    if (outcomes.some((outcome) => outcome.kind === 'done' && outcome.wrote)) this.#onAppended();
+    const written: AppendedBatch[] = [];
+    outcomes.forEach((outcome, index) => {
+      if (outcome.kind === 'done' && outcome.wrote) written.push(batchOf(ordered[index]!, outcome));
+    });
+    if (written.length > 0) this.#onAppended(written);
     const stale: QueuedAppend[] = [];
     outcomes.forEach((outcome, index) => {
       const item = ordered[index]!;
@@ -214,7 +241,7 @@ export class GroupAppender {
       const [outcome] = this.#outcomes([pending], rows) as [Outcome];
       if (outcome.kind === 'failed') throw outcome.error;
       if (outcome.kind === 'done') {
-        if (outcome.wrote) this.#onAppended();
+        if (outcome.wrote) this.#onAppended([batchOf(pending, outcome)]);
         return outcome.result;
       }
       // stale: the head cache was forgotten for this stream; the database hashes this time.

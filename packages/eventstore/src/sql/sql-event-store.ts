@@ -78,8 +78,8 @@ export class SqlEventStore implements EventStore {
       sql: this.#sql,
       tuning: { ...DEFAULT_GROUP_APPEND_TUNING, ...options.appends },
       // Once per committed transaction: local subscribers now, other processes by NOTIFY.
-      onAppended: () => {
-        this.#appended.emit('appended');
+      onAppended: (written) => {
+        this.#appended.emit('appended', written);
         this.#driver.signalAppended();
       },
     });

@@ -6,8 +6,9 @@ import type {
   SubscriptionTuning,
 } from '../checkpointed-subscription.js';
 import { decodePosition, encodePosition } from '../position.js';
-import type { NormalizedFilter } from '../validation.js';
+import { matchesFilter, type NormalizedFilter } from '../validation.js';
 import { int8, int8Param, type SqlDriver } from './driver.js';
+import type { AppendedBatch } from './group-append.js';
 import { toRecordedEvent } from './rows.js';
 import type { PageRow, Statements } from './statements.js';
 
@@ -20,8 +21,48 @@ export interface SqlSessionInit {
   readonly name: string;
   /** Names the advisory lock (postgres) or in-process lease (pglite). */
   readonly leaseKey: string;
-  /** The store's in-process wake-up; NOTIFY covers the other processes. */
+  /**
+   * The store's in-process wake-up, with what each committed append wrote; NOTIFY covers the
+   * other processes.
+   */
   readonly appended: EventEmitter;
+}
+
+/**
+ * Which in-process appends wake a subscriber (ADR 0022): one that wrote an event its filter
+ * takes, and any other while such an event is not yet visible to it. An event becomes visible
+ * only once every older transaction has ended (ADR 0002), so the commit of an append the filter
+ * skips may be what lets the awaited one through; once a read's head reaches the awaited
+ * position, the event was in that read. Until the subscriber has read once (its filter not yet
+ * known), and for a wake-up that names nothing, every append wakes it.
+ */
+export class WakeFilter {
+  #filter: NormalizedFilter | null = null;
+  /** The newest position of an event this subscriber takes, learned from a wake-up. */
+  #awaited: bigint | null = null;
+  /** The head of the subscriber's last read. */
+  #seen: bigint | null = null;
+
+  /** Whether these appends should wake the subscriber. */
+  wakes(written: readonly AppendedBatch[] | undefined): boolean {
+    const filter = this.#filter;
+    if (filter === null || written === undefined) return true;
+    let wanted = false;
+    for (const batch of written) {
+      if (!batch.types.some((type) => matchesFilter(filter, batch.stream, type))) continue;
+      wanted = true;
+      if (this.#awaited === null || batch.position > this.#awaited) this.#awaited = batch.position;
+    }
+    return (
+      wanted || (this.#awaited !== null && (this.#seen === null || this.#seen < this.#awaited))
+    );
+  }
+
+  /** A read with `filter` saw the log up to `head`. */
+  read(filter: NormalizedFilter, head: bigint | null): void {
+    this.#filter = filter;
+    if (head !== null && (this.#seen === null || head > this.#seen)) this.#seen = head;
+  }
 }
 
 /**
@@ -35,7 +76,11 @@ export async function openSqlSession(
 ): Promise<ConsumerSession> {
   const { driver, sql, name, appended } = init;
   const session = await driver.openSubscriptionSession(init.leaseKey, signals.wake, signals.broken);
-  appended.on('appended', signals.wake);
+  const wakeFilter = new WakeFilter();
+  const onAppended = (written?: readonly AppendedBatch[]): void => {
+    if (wakeFilter.wakes(written)) signals.wake();
+  };
+  appended.on('appended', onAppended);
   return {
     tryAcquire: () => session.tryAcquire(),
 
@@ -76,18 +121,23 @@ export async function openSqlSession(
         limit,
       ]);
       const first = rows[0];
-      if (!first) return { events: [], head: null };
+      if (!first) {
+        wakeFilter.read(filter, null);
+        return { events: [], head: null };
+      }
+      const head = encodePosition(BigInt(first.head_transaction_id), int8(first.head_sequence));
+      wakeFilter.read(filter, head);
       return {
         // The head comes on every row; a page that matched nothing is one row without an event.
         events: rows
           .filter((row) => typeof row.event_id === 'string')
           .map((row) => toRecordedEvent(row as Required<PageRow>)),
-        head: encodePosition(BigInt(first.head_transaction_id), int8(first.head_sequence)),
+        head,
       };
     },
 
     close(): Promise<void> {
-      appended.off('appended', signals.wake);
+      appended.off('appended', onAppended);
       return session.close();
     },
   };

@@ -102,8 +102,21 @@ export function roundView(state: RoundState, viewer: Principal): RoundView {
     cardSource: state.cardSource,
     currency: state.currency,
     paytableId: state.paytableId,
-    bets: [...state.bets.values()].filter((bet) => mine(bet.playerId)),
-    cards: { player: [...state.player], banker: [...state.banker] },
+    bets: [...state.bets.values()]
+      .filter((bet) => mine(bet.playerId))
+      .map(({ betId, playerId, type, amount, bankerMode, seat, status }) => ({
+        betId,
+        playerId,
+        type,
+        amount,
+        bankerMode,
+        seat,
+        status,
+      })),
+    cards: {
+      player: state.player.map(({ card, shoePosition }) => ({ card, shoePosition })),
+      banker: state.banker.map(({ card, shoePosition }) => ({ card, shoePosition })),
+    },
     result:
       result === null
         ? null
@@ -129,7 +142,19 @@ export function roundView(state: RoundState, viewer: Principal): RoundView {
         ? null
         : {
             settlementId: state.settlementId,
-            lines: state.settledLines.filter((line) => mine(line.playerId)),
+            // The view's fields only: responses are sent as they are where they are not
+            // validated (ADR 0022), so nothing beyond the schema may be in them.
+            lines: state.settledLines
+              .filter((line) => mine(line.playerId))
+              .map(({ betId, playerId, type, stake, result, payout, commission }) => ({
+                betId,
+                playerId,
+                type,
+                stake,
+                result,
+                payout,
+                commission,
+              })),
           },
   };
 }
