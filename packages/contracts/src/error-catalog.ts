@@ -175,7 +175,8 @@ const descriptions = {
     example: 'banker mode "no_commission" is not offered; this table offers commission',
   },
   NO_BETS_TO_CLEAR: {
-    meaning: 'The player has no bets on the round to clear.',
+    meaning:
+      "The player has no bets on the round to clear, or the bet to remove is not one of their standing bets (another player's, or removed already).",
     example: 'alice has no bets on round baccarat-1.3.12',
   },
   NO_PREVIOUS_BETS: {

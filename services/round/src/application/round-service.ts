@@ -276,8 +276,18 @@ export class RoundService {
     return { round, rebetOf: previous.roundId, dropped };
   }
 
-  async clearBets(roundId: string, playerId: string, context: CommandContext): Promise<RoundState> {
-    return (await this.round(roundId, { type: 'ClearBets', playerId }, context)).state;
+  /** Takes the player's bets off the round (all, or the ones named); clearing refunds them. */
+  async clearBets(
+    roundId: string,
+    playerId: string,
+    context: CommandContext,
+    betIds?: readonly string[],
+  ): Promise<RoundState> {
+    const command: RoundCommand =
+      betIds === undefined
+        ? { type: 'ClearBets', playerId }
+        : { type: 'ClearBets', playerId, betIds };
+    return (await this.round(roundId, command, context)).state;
   }
 
   async closeBetting(roundId: string, context: CommandContext): Promise<RoundState> {

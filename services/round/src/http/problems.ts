@@ -83,6 +83,8 @@ export const ROUND_PROBLEMS = {
     CONTENDED,
   ],
   clearBets: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED', 'NO_BETS_TO_CLEAR', CONTENDED],
+  /** NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). */
+  removeBet: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED', 'NO_BETS_TO_CLEAR', CONTENDED],
   /**
    * The previous bets passed this table's rules and were debited from this wallet in this
    * currency, and the repeat stakes at least as much per bet type: only the round number, the

@@ -375,6 +375,28 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
   );
 
+  app.delete(
+    '/v1/rounds/:roundId/bets/:betId',
+    {
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.removeBet },
+      schema: {
+        tags: ['bets'],
+        summary:
+          'Remove one of your bets before betting closes (one chip: place each chip as its own bet); its stake is refunded',
+        params: z.object({ roundId: roundIdSchema, betId: z.uuid() }),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { roundId, betId } = request.params;
+      return roundView(
+        await rounds.clearBets(roundId, principal.id, contextOf(request), [betId]),
+        principal,
+      );
+    },
+  );
+
   app.post(
     BET_ROUTES.rebet,
     {
