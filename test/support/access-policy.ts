@@ -43,6 +43,13 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/tables/:tableId': { roles: EVERYONE },
   'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
   'GET /v1/tables/:tableId/paytable': { roles: EVERYONE },
+  'GET /v1/tables/:tableId/history': { roles: EVERYONE },
+  // A player's own table (003, 004): the service refuses another player's session (FORBIDDEN).
+  'POST /v1/sessions': { roles: ['player'] },
+  'GET /v1/sessions/:sessionId': { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+  'POST /v1/sessions/:sessionId/rounds': { roles: ['player'] },
+  'POST /v1/sessions/:sessionId/deal': { roles: ['player'] },
+  'POST /v1/sessions/:sessionId/close': { roles: ['player', 'supervisor', 'operator'] },
   'POST /v1/tables/:tableId/close': { roles: ['operator'] },
   'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
   'POST /v1/tables/:tableId/shoes': { roles: DEALING },
@@ -53,9 +60,11 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   // A player bets, clears and rebets as themselves: the player id is the token's subject.
   'POST /v1/rounds/:roundId/bets': { roles: ['player'] },
   'DELETE /v1/rounds/:roundId/bets': { roles: ['player'] },
+  'DELETE /v1/rounds/:roundId/bets/:betId': { roles: ['player'] },
   'POST /v1/rounds/:roundId/rebet': { roles: ['player'] },
   'POST /v1/rounds/:roundId/close-betting': { roles: DEALING },
-  'POST /v1/rounds/:roundId/deal': { roles: DEALING },
+  // A player deals only their own session (the service refuses them every other table).
+  'POST /v1/rounds/:roundId/deal': { roles: [...DEALING, 'player'] },
   'POST /v1/rounds/:roundId/confirm': { roles: DEALING },
   'POST /v1/rounds/:roundId/cut-card': { roles: DEALING },
   'POST /v1/rounds/:roundId/cards': { roles: DEALING },

@@ -179,6 +179,11 @@ const descriptions = {
       "The player has no bets on the round to clear, or the bet to remove is not one of their standing bets (another player's, or removed already).",
     example: 'alice has no bets on round baccarat-1.3.12',
   },
+  NO_BETS_TO_DEAL: {
+    meaning:
+      'A player deals their session round with no bets on it (003 deals a hand only for bets): bet, or rebet, first.',
+    example: 'alice has no bets on round s-4f0c.1.1: bet, or rebet, before dealing',
+  },
   NO_PREVIOUS_BETS: {
     meaning: 'The player has no earlier bets at this table to repeat.',
     example: 'alice has no earlier bets at this table to repeat',

@@ -14,6 +14,19 @@ export const dealingSchema = z
 export type Dealing = z.infer<typeof dealingSchema>;
 
 /**
+ * A player's own table (003 Baccarat Touch, 004): one player against the house, who bets and
+ * deals it. Only the owner bets on it or deals it; it closes itself after `idleTimeoutMs` without
+ * a command from its owner (docs/adr/0004).
+ */
+export const tableSessionSchema = z
+  .object({
+    ownerId: playerIdSchema,
+    idleTimeoutMs: z.number().int().min(1_000).max(86_400_000),
+  })
+  .strict();
+export type TableSession = z.infer<typeof tableSessionSchema>;
+
+/**
  * A table's time is divided into dealer shifts: the first starts when it opens, each
  * DealerChanged starts the next. Accrued commission is owed per shift and collected when it ends.
  */
@@ -25,6 +38,8 @@ export const tableOpened = eventSchema(
       config: tableConfigSchema,
       dealing: dealingSchema,
       shiftId: uuidSchema,
+      /** Set on a player's session table; a shared table has none. */
+      session: tableSessionSchema.optional(),
     })
     .strict(),
 );

@@ -4,12 +4,20 @@ import {
   type TableConfig,
   type TableEvent,
   type TableId,
+  type TableSession,
 } from '@croupier/contracts';
 import type { Decider } from '@croupier/application';
 
 /** A table: its configuration, how it deals, who deals. Rounds and shoes sequence themselves. */
 export type TableCommand =
-  | { type: 'OpenTable'; tableId: TableId; config: TableConfig; dealing: Dealing; shiftId: string }
+  | {
+      type: 'OpenTable';
+      tableId: TableId;
+      config: TableConfig;
+      dealing: Dealing;
+      shiftId: string;
+      session?: TableSession | undefined;
+    }
   | { type: 'ChangeDealer'; dealerId: string; shiftId: string }
   | { type: 'CloseTable'; reason: string };
 
@@ -20,6 +28,8 @@ export interface TableState {
   readonly dealing: Dealing | null;
   readonly dealerId: string | null;
   readonly shiftId: string | null;
+  /** A player's own table: its owner and idle timeout; null on a shared table. */
+  readonly session: TableSession | null;
 }
 
 export const initialTableState = (): TableState => ({
@@ -29,12 +39,15 @@ export const initialTableState = (): TableState => ({
   dealing: null,
   dealerId: null,
   shiftId: null,
+  session: null,
 });
 
 export function evolveTable(state: TableState, event: TableEvent): TableState {
   switch (event.type) {
-    case 'TableOpened':
-      return { ...state, status: 'open', ...event.data };
+    case 'TableOpened': {
+      const { session, ...opened } = event.data;
+      return { ...state, status: 'open', ...opened, session: session ?? null };
+    }
     case 'DealerChanged':
       return { ...state, dealerId: event.data.dealerId, shiftId: event.data.shiftId };
     case 'TableClosed':
@@ -46,8 +59,8 @@ function decide(command: TableCommand, state: TableState): TableEvent[] {
   if (command.type === 'OpenTable') {
     if (state.status !== 'none')
       throw new DomainError('ALREADY_EXISTS', `table ${command.tableId} exists`);
-    const { type: _type, ...data } = command;
-    return [{ type: 'TableOpened', data }];
+    const { type: _type, session, ...data } = command;
+    return [{ type: 'TableOpened', data: session === undefined ? data : { ...data, session } }];
   }
   if (state.status === 'none') throw new DomainError('TABLE_NOT_FOUND', 'no such table');
   if (state.status === 'closed')

@@ -17,9 +17,11 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RoundService } from '../application/round-service.js';
 import type { RoundState } from '../domain/round.decider.js';
-import type { TableBoard } from '../application/table-board.js';
+import { HISTORY_LENGTH, type TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
 import { paytableOf, paytableSchema } from './paytable.js';
+import { sessionRoutes } from './session-routes.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../application/session-timeouts.js';
 import { ROUND_PROBLEMS } from './problems.js';
 import { rebetViewSchema, roundView, roundViewSchema, shoeViewSchema } from './views.js';
 
@@ -28,6 +30,8 @@ export interface RoundRoutesDeps {
   readonly board: TableBoard;
   /** Called after a table opens, so the process can start its auto-dealer. */
   readonly onTableOpened?: (tableId: string) => void;
+  /** A player's session closes after this long without a command (SESSION_IDLE_TIMEOUT_MS). */
+  readonly sessionIdleTimeoutMs?: number;
 }
 
 const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
@@ -90,6 +94,11 @@ const tableViewSchema = z.object({
 /** Tables and rounds: the round service's HTTP surface. */
 export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   const { rounds, board } = deps;
+  sessionRoutes(app, {
+    rounds,
+    board,
+    sessionIdleTimeoutMs: deps.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  });
   const view = async (request: FastifyRequest, roundId: string) =>
     roundView(await rounds.getRound(roundId), principalOf(request));
 
@@ -150,7 +159,11 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         response: { 200: z.array(tableViewSchema) },
       },
     },
-    async () => (await board.list()).map(({ results: _results, ...table }) => table),
+    // Players' sessions are their own tables, not the floor's: GET /v1/sessions/:sessionId.
+    async () =>
+      (await board.list())
+        .filter((table) => !table.session)
+        .map(({ results: _results, history: _history, ...table }) => table),
   );
 
   app.get(
@@ -219,6 +232,28 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     async (request) => {
       const table = await rounds.getTable(request.params.tableId);
       return paytableOf(table.tableId, table.config!, request.query.stake ?? null);
+    },
+  );
+
+  app.get(
+    '/v1/tables/:tableId/history',
+    {
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.roads },
+      schema: {
+        tags: ['tables'],
+        summary:
+          "The table's last results across shoes (003's game history), oldest first: the roads start again with each shoe, this does not",
+        params: tableParams,
+        querystring: z.strictObject({
+          limit: z.coerce.number().int().min(1).max(HISTORY_LENGTH).default(HISTORY_LENGTH),
+        }),
+      },
+    },
+    async (request) => {
+      const history = await board.history(request.params.tableId, request.query.limit);
+      if (history === undefined)
+        throw new DomainError('TABLE_NOT_FOUND', `no table "${request.params.tableId}"`);
+      return history;
     },
   );
 
@@ -459,12 +494,36 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     ROUND_PROBLEMS.closeBetting,
     (id, request) => rounds.closeBetting(id, contextOf(request)),
   );
-  dealerCommand(
-    'deal',
-    'Deal an rng round: the shoe draws by the third-card rule',
-    ['dealer', 'supervisor'],
-    ROUND_PROBLEMS.deal,
-    (id, request) => rounds.deal(id, contextOf(request)),
+  app.post(
+    '/v1/rounds/:roundId/deal',
+    {
+      config: { roles: ['dealer', 'supervisor', 'player'], problems: ROUND_PROBLEMS.deal },
+      schema: {
+        tags: ['rounds'],
+        summary:
+          "Deal an rng round: the shoe draws by the third-card rule. On a session table only its player deals, closing betting too; `rebet` 1 or 2 first places the player's previous bets (x1, x2)",
+        params: roundParams,
+        body: z
+          .object({ rebet: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(0) })
+          .strict()
+          .optional(),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { roundId } = request.params;
+      const rebet = request.body?.rebet ?? 0;
+      if (principal.role !== 'player' && rebet !== 0)
+        throw new DomainError('VALIDATION_ERROR', 'body.rebet: only a player rebets', {
+          field: 'rebet',
+        });
+      const round =
+        principal.role === 'player'
+          ? await rounds.dealAsPlayer(roundId, principal.id, rebet, contextOf(request))
+          : await rounds.deal(roundId, contextOf(request));
+      return roundView(round, principal);
+    },
   );
   dealerCommand(
     'confirm',
