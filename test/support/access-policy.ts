@@ -16,6 +16,11 @@ export interface Rule {
   readonly roles: readonly Role[] | 'public';
   /** A player may call it only for their own :playerId. */
   readonly selfOnly?: true;
+  /**
+   * A player may call it only on their own session's round (the service refuses them with 403
+   * FORBIDDEN elsewhere): the matrix's round is on a shared table, so there a player may not.
+   */
+  readonly ownSessionOnly?: true;
 }
 
 const PUBLIC: Rule = { roles: 'public' };
@@ -64,7 +69,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'POST /v1/rounds/:roundId/rebet': { roles: ['player'] },
   'POST /v1/rounds/:roundId/close-betting': { roles: DEALING },
   // A player deals only their own session (the service refuses them every other table).
-  'POST /v1/rounds/:roundId/deal': { roles: [...DEALING, 'player'] },
+  'POST /v1/rounds/:roundId/deal': { roles: [...DEALING, 'player'], ownSessionOnly: true },
   'POST /v1/rounds/:roundId/confirm': { roles: DEALING },
   'POST /v1/rounds/:roundId/cut-card': { roles: DEALING },
   'POST /v1/rounds/:roundId/cards': { roles: DEALING },

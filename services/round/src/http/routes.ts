@@ -506,7 +506,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         body: z
           .object({ rebet: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(0) })
           .strict()
-          .optional(),
+          // No body at all (a dealer's deal) is read as null.
+          .nullish(),
         response: { 200: roundViewSchema },
       },
     },

@@ -168,7 +168,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         body: z
           .object({ rebet: rebetSchema.default(0), roundId: roundIdSchema.optional() })
           .strict()
-          .default({ rebet: 0 }),
+          .nullish(),
         response: { 200: roundViewSchema },
       },
     },
@@ -177,12 +177,17 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       const { sessionId } = request.params;
       await sessionOf(sessionId, principal);
       const context = contextOf(request);
-      let roundId = request.body.roundId;
+      let roundId = request.body?.roundId;
       if (roundId === undefined)
         roundId = (await rounds.sessionRound(sessionId, context)).round.roundId;
       else if (!roundId.startsWith(`${sessionId}.`))
         throw new DomainError('ROUND_NOT_FOUND', `round ${roundId} is not of session ${sessionId}`);
-      const round = await rounds.dealAsPlayer(roundId, principal.id, request.body.rebet, context);
+      const round = await rounds.dealAsPlayer(
+        roundId,
+        principal.id,
+        request.body?.rebet ?? 0,
+        context,
+      );
       return roundView(round, principal);
     },
   );
