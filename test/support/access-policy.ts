@@ -49,6 +49,10 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
   'GET /v1/tables/:tableId/paytable': { roles: EVERYONE },
   'GET /v1/tables/:tableId/history': { roles: EVERYONE },
+  // A player sits down and leaves as themselves (002's numbered seats).
+  'GET /v1/tables/:tableId/seats': { roles: EVERYONE },
+  'POST /v1/tables/:tableId/seats/:seat': { roles: ['player'] },
+  'DELETE /v1/tables/:tableId/seats/:seat': { roles: ['player'] },
   // A player's own table (003, 004): the service refuses another player's session (FORBIDDEN).
   'POST /v1/sessions': { roles: ['player'] },
   'GET /v1/sessions/:sessionId': { roles: ['player', 'supervisor', 'operator', 'regulator'] },

@@ -60,9 +60,37 @@ export const tableClosed = eventSchema(
   z.object({ tableId: tableIdSchema, reason: z.string().min(1).max(500) }).strict(),
 );
 
+/**
+ * A player sits down at a numbered seat (002: 1-7 on a land-based table). One player per seat and
+ * one seat per player: the seat is who owes the commission its Banker wins accrue.
+ */
+export const seatTaken = eventSchema(
+  'SeatTaken',
+  z
+    .object({
+      tableId: tableIdSchema,
+      seat: z.number().int().min(1).max(9),
+      playerId: playerIdSchema,
+    })
+    .strict(),
+);
+/** The player leaves the seat; bets already placed from it stand and settle as placed. */
+export const seatLeft = eventSchema(
+  'SeatLeft',
+  z
+    .object({
+      tableId: tableIdSchema,
+      seat: z.number().int().min(1).max(9),
+      playerId: playerIdSchema,
+    })
+    .strict(),
+);
+
 export const tableEventSchema = z.discriminatedUnion('type', [
   tableOpened,
   dealerChanged,
   tableClosed,
+  seatTaken,
+  seatLeft,
 ]);
 export type TableEvent = z.infer<typeof tableEventSchema>;

@@ -29,7 +29,7 @@ import {
   type RoundState,
   type StallObservation,
 } from '../domain/round.decider.js';
-import type { TableCommand, TableState } from '../domain/table.decider.js';
+import { seatOf, type TableCommand, type TableState } from '../domain/table.decider.js';
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
 import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
@@ -129,6 +129,21 @@ export class RoundService {
     return state;
   }
 
+  /** A player sits down at a numbered seat of a seated table (002). */
+  async takeSeat(
+    tableId: string,
+    playerId: string,
+    seat: number,
+    context: CommandContext,
+  ): Promise<TableState> {
+    return (await this.table(tableId, { type: 'TakeSeat', playerId, seat }, context)).state;
+  }
+
+  /** The player leaves their seat; their bets already placed stand. */
+  async leaveSeat(tableId: string, playerId: string, context: CommandContext): Promise<TableState> {
+    return (await this.table(tableId, { type: 'LeaveSeat', playerId }, context)).state;
+  }
+
   async closeTable(tableId: string, reason: string, context: CommandContext): Promise<TableState> {
     const { state } = await this.table(tableId, { type: 'CloseTable', reason }, context);
     return state;
@@ -217,8 +232,39 @@ export class RoundService {
     context: CommandContext,
     rebetOf: string | null = null,
   ): Promise<RoundState> {
-    requireMayPlay(await this.tableOfRound(roundId), playerId);
-    return this.bets.place({ roundId, playerId, bets: betRequestsOf(bets), rebetOf }, context);
+    const table = await this.tableOfRound(roundId);
+    requireMayPlay(table, playerId);
+    const seated =
+      table?.config?.seats == null ? bets : await this.fromSeat(roundId, playerId, bets);
+    return this.bets.place({ roundId, playerId, bets: betRequestsOf(seated), rebetOf }, context);
+  }
+
+  /**
+   * On a seated table (002) a player bets from the seat they sit at: each bet carries it (a bet
+   * naming another seat is refused). Read from the table as stored, not as cached: seats change
+   * hands, in another process too.
+   */
+  private async fromSeat(
+    roundId: string,
+    playerId: string,
+    bets: readonly BetInput[],
+  ): Promise<BetInput[]> {
+    const table = await this.getTable(parseRoundId(roundId).tableId);
+    const seat = seatOf(table, playerId);
+    if (seat === null)
+      throw new DomainError(
+        'INVALID_SEAT',
+        `${playerId} sits at no seat of table ${table.tableId}: take a seat first`,
+        { field: 'seat' },
+      );
+    const elsewhere = bets.find((bet) => bet.seat != null && bet.seat !== seat);
+    if (elsewhere !== undefined)
+      throw new DomainError(
+        'INVALID_SEAT',
+        `${playerId} sits at seat ${seat}, not seat ${elsewhere.seat}: a player bets from their own seat`,
+        { field: 'seat' },
+      );
+    return bets.map((bet) => ({ ...bet, seat }));
   }
 
   /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
@@ -274,7 +320,7 @@ export class RoundService {
         type: bet.type,
         amount: bet.amount * multiplier,
         bankerMode: bet.bankerMode ?? undefined,
-        seat: bet.seat,
+        // From the seat the player sits at now (placeBets fills it in on a seated table).
         betId: deterministicId('rebet', roundId, playerId, bet.betId),
       })),
       context,

@@ -19,6 +19,8 @@ export type TableCommand =
       session?: TableSession | undefined;
     }
   | { type: 'ChangeDealer'; dealerId: string; shiftId: string }
+  | { type: 'TakeSeat'; playerId: string; seat: number }
+  | { type: 'LeaveSeat'; playerId: string }
   | { type: 'CloseTable'; reason: string };
 
 export interface TableState {
@@ -30,6 +32,14 @@ export interface TableState {
   readonly shiftId: string | null;
   /** A player's own table: its owner and idle timeout; null on a shared table. */
   readonly session: TableSession | null;
+  /** Who sits where (002): seat number to player. */
+  readonly seats: ReadonlyMap<number, string>;
+}
+
+/** The seat the player sits at, or null. */
+export function seatOf(state: TableState, playerId: string): number | null {
+  for (const [seat, occupant] of state.seats) if (occupant === playerId) return seat;
+  return null;
 }
 
 export const initialTableState = (): TableState => ({
@@ -40,6 +50,7 @@ export const initialTableState = (): TableState => ({
   dealerId: null,
   shiftId: null,
   session: null,
+  seats: new Map(),
 });
 
 export function evolveTable(state: TableState, event: TableEvent): TableState {
@@ -52,6 +63,13 @@ export function evolveTable(state: TableState, event: TableEvent): TableState {
       return { ...state, dealerId: event.data.dealerId, shiftId: event.data.shiftId };
     case 'TableClosed':
       return { ...state, status: 'closed' };
+    case 'SeatTaken':
+      return { ...state, seats: new Map(state.seats).set(event.data.seat, event.data.playerId) };
+    case 'SeatLeft': {
+      const seats = new Map(state.seats);
+      seats.delete(event.data.seat);
+      return { ...state, seats };
+    }
   }
 }
 
@@ -82,6 +100,48 @@ function decide(command: TableCommand, state: TableState): TableEvent[] {
       ];
     case 'CloseTable':
       return [{ type: 'TableClosed', data: { tableId: state.tableId, reason: command.reason } }];
+    case 'TakeSeat': {
+      const seats = state.config!.seats;
+      if (
+        seats === null ||
+        !Number.isInteger(command.seat) ||
+        command.seat < 1 ||
+        command.seat > seats
+      )
+        throw new DomainError(
+          'INVALID_SEAT',
+          seats === null
+            ? `table ${state.tableId} has no seats`
+            : `seat must be a number from 1 to ${seats}`,
+          { field: 'seat' },
+        );
+      const occupant = state.seats.get(command.seat);
+      if (occupant === command.playerId) return [];
+      if (occupant !== undefined)
+        throw new DomainError(
+          'SEAT_TAKEN',
+          `seat ${command.seat} of table ${state.tableId} is taken`,
+        );
+      const mine = seatOf(state, command.playerId);
+      if (mine !== null)
+        throw new DomainError(
+          'SEAT_TAKEN',
+          `${command.playerId} sits at seat ${mine} of table ${state.tableId}: leave it first`,
+        );
+      const data = { tableId: state.tableId, seat: command.seat, playerId: command.playerId };
+      return [{ type: 'SeatTaken', data }];
+    }
+    case 'LeaveSeat': {
+      const seat = seatOf(state, command.playerId);
+      if (seat === null)
+        throw new DomainError(
+          'NOT_SEATED',
+          `${command.playerId} sits at no seat of table ${state.tableId}`,
+        );
+      return [
+        { type: 'SeatLeft', data: { tableId: state.tableId, seat, playerId: command.playerId } },
+      ];
+    }
   }
 }
 

@@ -175,6 +175,9 @@ export const ROUND_PROBLEMS = {
     CONTENDED,
   ],
   pause: ['ROUND_NOT_FOUND', 'ROUND_FINISHED', CONTENDED],
+  /** INVALID_SEAT: past the table's seats, or a table without seats. */
+  takeSeat: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', 'INVALID_SEAT', 'SEAT_TAKEN', CONTENDED],
+  leaveSeat: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', 'NOT_SEATED', CONTENDED],
   openSession: ['INVALID_TABLE_CONFIG', CONTENDED],
   /** FORBIDDEN: another player's session. */
   getSession: ['TABLE_NOT_FOUND', 'FORBIDDEN'],
