@@ -194,6 +194,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       betId: randomUUID(),
       which: 'latest',
       sessionId,
+      seat: '1',
     });
     const bodies: Record<string, unknown> = {
       'POST /v1/tables': { tableId: `authz-new-${n}`, preset: 'live' },
