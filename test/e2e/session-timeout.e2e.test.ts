@@ -70,10 +70,15 @@ describe('session timeout', () => {
     );
     const voided = await settled(api, round.roundId);
     expect(voided.status).toBe('voided');
-    await vi.waitFor(async () => expect(await balanceOf(api, 'tim')).toBe(before), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await balanceOf(api, 'tim')).toBe(before);
+      },
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
     const audit = expectStatus(
       await api
         .as('regulator')

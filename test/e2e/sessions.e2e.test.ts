@@ -223,10 +223,15 @@ describe('player sessions (003, 004)', () => {
       chips[0],
       chips[2],
     ]);
-    await vi.waitFor(async () => expect(await balanceOf(api, 'ida')).toBe(before + 100), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await balanceOf(api, 'ida')).toBe(before + 100);
+      },
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
     const twice = await api
       .as('player', 'ida')
       .delete(`/v1/rounds/${round.roundId}/bets/${chips[1]}`);
@@ -294,10 +299,15 @@ describe('player sessions (003, 004)', () => {
     expect(closed.status).toBe('closed');
     const voided = await settled(api, round.roundId);
     expect(voided.status).toBe('voided');
-    await vi.waitFor(async () => expect(await balanceOf(api, 'eve')).toBe(before), {
-      timeout: 10_000,
-      interval: 20,
-    });
+    await vi.waitFor(
+      async () => {
+        expect(await balanceOf(api, 'eve')).toBe(before);
+      },
+      {
+        timeout: 10_000,
+        interval: 20,
+      },
+    );
     await expectAudited(voided);
     const shoe = expectStatus(
       await api.as('regulator').get<{ status: string }>(`/v1/shoes/${round.shoeId}`),
