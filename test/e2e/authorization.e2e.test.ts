@@ -45,6 +45,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
   let harness: Harness;
   let internal: HttpApp | null = null;
   let round: RoundView;
+  let sessionId: string;
   let endpoints: Endpoint[];
   let counter = 0;
 
@@ -61,6 +62,12 @@ describe('the authorization matrix: every endpoint x every role and every bad to
     await fund(harness.api, ['amy', 'bob'], 1_000_000);
     round = await openRound(harness.api, 'authz');
     await placeBets(harness.api, round.roundId, 'amy', [{ type: 'player', amount: 100 }]);
+    // Amy's own table: the session routes are called on it (she owns it, as the player callers).
+    sessionId = (
+      await harness.api.as('player', 'amy').post<{ sessionId: string }>('/v1/sessions', {
+        preset: 'touch',
+      })
+    ).body.sessionId;
     if (harness.cluster === null) {
       internal = await internalApp(harness.system);
       endpoints = [
@@ -169,6 +176,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
     const rule = POLICY[keyOf(endpoint)]!;
     if (rule.roles === 'public') return true;
     if (caller.role === undefined || !rule.roles.includes(caller.role)) return false;
+    if (rule.ownSessionOnly && caller.role === 'player') return false;
     return !(rule.selfOnly && caller.role === 'player' && caller.playerId !== 'amy');
   }
 
@@ -185,9 +193,13 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       shoePosition: '0',
       betId: randomUUID(),
       which: 'latest',
+      sessionId,
+      seat: '1',
     });
     const bodies: Record<string, unknown> = {
       'POST /v1/tables': { tableId: `authz-new-${n}`, preset: 'live' },
+      'POST /v1/sessions': { preset: 'touch' },
+      'POST /v1/sessions/:sessionId/deal': { rebet: 0 },
       'POST /v1/tables/:tableId/close': { reason: 'authorization test' },
       'POST /v1/tables/:tableId/dealer': { dealerId: 'dan' },
       'POST /v1/rounds/:roundId/bets': {

@@ -82,6 +82,8 @@ describe('every preset', () => {
     ]);
     expect(unseated.status).toBe(422);
     expect(unseated.body).toMatchObject({ code: 'INVALID_SEAT' });
+    // A seat is owned: lea sits down at seat 3 and her bets carry it.
+    expectStatus(await api.as('player', 'lea').post('/v1/tables/salon-e2e/seats/3'), 201);
     expectStatus(await api.as('dealer').post(`/v1/rounds/${round.roundId}/close-betting`), 200);
     expectStatus(await api.as('dealer').post(`/v1/rounds/${round.roundId}/deal`), 200);
 

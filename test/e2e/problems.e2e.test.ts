@@ -45,7 +45,8 @@ const NEVER: Readonly<Record<Operation, readonly ErrorCode[]>> = {
   'DELETE /v1/rounds/{roundId}/bets': ['INSUFFICIENT_FUNDS', 'DUPLICATE_BET'],
   // A rebet repeats bets this table took: their type, seat and mode are offered.
   'POST /v1/rounds/{roundId}/rebet': ['UNKNOWN_BET', 'BET_NOT_OFFERED', 'WALLET_NOT_FOUND'],
-  'POST /v1/rounds/{roundId}/deal': ['INSUFFICIENT_FUNDS', 'DUPLICATE_BET', 'BETTING_CLOSED'],
+  // A player's deal places their rebet: funds, bet ids and betting are its refusals.
+  'POST /v1/rounds/{roundId}/deal': ['ROUND_NOT_PAUSED', 'SHOE_NOT_FINISHED'],
   'POST /v1/rounds/{roundId}/cards': ['DUPLICATE_BET', 'SHOE_NOT_FOUND'],
   'POST /v1/rounds/{roundId}/cards/{shoePosition}/correction': ['BETTING_CLOSED', 'ROUND_PAUSED'],
   'POST /v1/rounds/{roundId}/cut-card': ['INSUFFICIENT_FUNDS', 'ROUND_PAUSED'],

@@ -16,6 +16,11 @@ export interface Rule {
   readonly roles: readonly Role[] | 'public';
   /** A player may call it only for their own :playerId. */
   readonly selfOnly?: true;
+  /**
+   * A player may call it only on their own session's round (the service refuses them with 403
+   * FORBIDDEN elsewhere): the matrix's round is on a shared table, so there a player may not.
+   */
+  readonly ownSessionOnly?: true;
 }
 
 const PUBLIC: Rule = { roles: 'public' };
@@ -43,6 +48,17 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/tables/:tableId': { roles: EVERYONE },
   'GET /v1/tables/:tableId/roads': { roles: EVERYONE },
   'GET /v1/tables/:tableId/paytable': { roles: EVERYONE },
+  'GET /v1/tables/:tableId/history': { roles: EVERYONE },
+  // A player sits down and leaves as themselves (002's numbered seats).
+  'GET /v1/tables/:tableId/seats': { roles: EVERYONE },
+  'POST /v1/tables/:tableId/seats/:seat': { roles: ['player'] },
+  'DELETE /v1/tables/:tableId/seats/:seat': { roles: ['player'] },
+  // A player's own table (003, 004): the service refuses another player's session (FORBIDDEN).
+  'POST /v1/sessions': { roles: ['player'] },
+  'GET /v1/sessions/:sessionId': { roles: ['player', 'supervisor', 'operator', 'regulator'] },
+  'POST /v1/sessions/:sessionId/rounds': { roles: ['player'] },
+  'POST /v1/sessions/:sessionId/deal': { roles: ['player'] },
+  'POST /v1/sessions/:sessionId/close': { roles: ['player', 'supervisor', 'operator'] },
   'POST /v1/tables/:tableId/close': { roles: ['operator'] },
   'POST /v1/tables/:tableId/dealer': { roles: ['supervisor', 'operator'] },
   'POST /v1/tables/:tableId/shoes': { roles: DEALING },
@@ -53,9 +69,11 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   // A player bets, clears and rebets as themselves: the player id is the token's subject.
   'POST /v1/rounds/:roundId/bets': { roles: ['player'] },
   'DELETE /v1/rounds/:roundId/bets': { roles: ['player'] },
+  'DELETE /v1/rounds/:roundId/bets/:betId': { roles: ['player'] },
   'POST /v1/rounds/:roundId/rebet': { roles: ['player'] },
   'POST /v1/rounds/:roundId/close-betting': { roles: DEALING },
-  'POST /v1/rounds/:roundId/deal': { roles: DEALING },
+  // A player deals only their own session (the service refuses them every other table).
+  'POST /v1/rounds/:roundId/deal': { roles: [...DEALING, 'player'], ownSessionOnly: true },
   'POST /v1/rounds/:roundId/confirm': { roles: DEALING },
   'POST /v1/rounds/:roundId/cut-card': { roles: DEALING },
   'POST /v1/rounds/:roundId/cards': { roles: DEALING },

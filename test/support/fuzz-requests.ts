@@ -49,7 +49,10 @@ export function describeRequest(request: FuzzRequest): string {
 /** A role the route is meant for, so that requests also get past authorization. */
 export const roleFor = (endpoint: Endpoint): Principal => {
   if (endpoint.url.startsWith('/internal/')) return 'system';
-  if (/\/(bets|rebet)$|\/v1\/wallets\/:playerId$|history$/.test(endpoint.url)) return 'player';
+  // A player's own table (003, 004) and a player's seat (002).
+  if (/^\/v1\/sessions|\/seats/.test(endpoint.url)) return 'player';
+  if (/\/(bets|rebet)$|\/bets\/:betId$|\/v1\/wallets\/:playerId$|history$/.test(endpoint.url))
+    return 'player';
   if (
     /deposits|withdrawals|admin|\/v1\/tables$|\/:tableId\/close$|settlements|metrics/.test(
       endpoint.url,

@@ -165,11 +165,17 @@ function describeWallet(event: WalletEvent): string {
 function describeTable(event: TableEvent): string {
   switch (event.type) {
     case 'TableOpened':
-      return `table opened: ${event.data.config.name} (${event.data.config.preset ?? 'custom'}), ${event.data.dealing.mode} dealing`;
+      return event.data.session === undefined
+        ? `table opened: ${event.data.config.name} (${event.data.config.preset ?? 'custom'}), ${event.data.dealing.mode} dealing`
+        : `session opened by ${event.data.session.ownerId}: ${event.data.config.name} (${event.data.config.preset ?? 'custom'}), dealt by its player`;
     case 'DealerChanged':
       return `dealer ${event.data.previousDealerId ?? '(none)'} replaced by ${event.data.dealerId}`;
     case 'TableClosed':
       return `table closed: ${event.data.reason}`;
+    case 'SeatTaken':
+      return `${event.data.playerId} took seat ${event.data.seat}`;
+    case 'SeatLeft':
+      return `${event.data.playerId} left seat ${event.data.seat}`;
   }
 }
 

@@ -71,6 +71,14 @@ export function significantEventOf(recorded: RecordedEvent): SignificantEvent | 
   // A shoe closing because its cut card came out is ordinary play; an operator closing it, or a
   // scanner shoe running out of cards (its cut card never reported), is not.
   if (recorded.type === 'ShoeClosed' && data['reason'] === 'completed') return null;
+  // A player opening their own session table (003, 004) is play, not a change of the floor's
+  // configuration; an operator opening a table is. A session closing is as ordinary, unless a
+  // person other than its player (a supervisor, an operator) closed it.
+  if (recorded.type === 'TableOpened' && data['session'] !== undefined) return null;
+  if (recorded.type === 'TableClosed' && recorded.stream.startsWith('table-s-')) {
+    const role = provenanceOf(recorded).actor?.role;
+    if (role === 'player' || role === 'system') return null;
+  }
   const { actor, occurredAt } = provenanceOf(recorded);
   const tableId =
     tableOfStream(recorded.stream) ??

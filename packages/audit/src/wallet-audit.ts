@@ -1,5 +1,7 @@
 import {
+  commissionDebtKey,
   dealerChanged,
+  foldCommissionDebt,
   parseRoundId,
   streams,
   walletEventSchema,
@@ -273,22 +275,22 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
       case 'FundsWithdrawn':
         checkCashier(recorded, event, parsed, verdict, justifiedBy);
         break;
-      case 'CommissionAccrued': {
-        const key = `${event.data.tableId}/${event.data.shiftId}`;
-        owed.set(key, (owed.get(key) ?? 0) + event.data.amount);
+      case 'CommissionAccrued':
+      case 'PayoutAdjusted':
+        // The wallet's own fold, per table, shift and seat (002): commission owed never goes
+        // below zero (what was collected too much is given back to the balance).
+        foldCommissionDebt(owed, event);
         break;
-      }
-      case 'PayoutAdjusted': {
-        // As the wallet's own fold: commission owed never goes below zero (what was collected
-        // too much is given back to the balance).
-        const key = `${event.data.tableId}/${event.data.shiftId}`;
-        owed.set(key, Math.max(0, (owed.get(key) ?? 0) + event.data.commissionDelta));
-        break;
-      }
       case 'CommissionCollected': {
-        const key = `${event.data.tableId}/${event.data.shiftId}`;
-        const due = owed.get(key) ?? 0;
-        owed.set(key, Math.max(0, due - event.data.amount));
+        // What the seat owed for the shift (the whole shift, for a collection without a seat).
+        const prefix = `${event.data.tableId}/${event.data.shiftId}/`;
+        const due =
+          event.data.seat === undefined
+            ? [...owed].filter(([key]) => key.startsWith(prefix)).reduce((sum, [, a]) => sum + a, 0)
+            : (owed.get(
+                commissionDebtKey(event.data.tableId, event.data.shiftId, event.data.seat),
+              ) ?? 0);
+        foldCommissionDebt(owed, event);
         checkCollection(recorded, event, due, evidence.tables, verdict, justifiedBy);
         break;
       }

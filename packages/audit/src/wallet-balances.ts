@@ -1,4 +1,4 @@
-import { walletEventSchema } from '@croupier/contracts';
+import { foldCommissionDebt, walletEventSchema } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 
 /** A wallet as its events add up. */
@@ -15,21 +15,18 @@ export interface WalletBalance {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** Commission is owed per table and dealer shift, as the wallet keys it. */
-const shiftKey = (tableId: string, shiftId: string): string => `${tableId}/${shiftId}`;
-
 /**
  * Every wallet's balance, folded from the wallet streams: a disposable read model like the
  * gateway's (same `name`/`apply`/`reset` shape), rebuilt by replaying the log into an empty one.
  * It adds up as the wallet's own fold does (`evolveWallet` in services/wallet), a payout
- * adjustment included: commission owed is kept per dealer shift, because a resettlement that
+ * adjustment included: commission owed is kept per dealer shift and seat, because a resettlement that
  * lowers commission already collected for a shift gives the difference back to the balance.
  */
 export class WalletBalances {
   readonly name = 'wallet-balances';
   private readonly wallets = new Map<string, Mutable<WalletBalance>>();
   private readonly open = new Map<string, Set<string>>();
-  /** Per player, commission owed per `table/shift` (only positive amounts are kept). */
+  /** Per player, commission owed per `table/shift/seat` (only positive amounts are kept). */
   private readonly owed = new Map<string, Map<string, number>>();
 
   apply(event: RecordedEvent): void {
@@ -59,18 +56,16 @@ export class WalletBalances {
         open.delete(data.betId);
         break;
       case 'CommissionAccrued':
-        addOwed(owed, shiftKey(data.tableId, data.shiftId), data.amount);
+        foldCommissionDebt(owed, { type, data });
         break;
       case 'CommissionCollected':
-        addOwed(owed, shiftKey(data.tableId, data.shiftId), -data.amount);
+        foldCommissionDebt(owed, { type, data });
         wallet.balance -= data.amount;
         break;
-      case 'PayoutAdjusted': {
-        const left = addOwed(owed, shiftKey(data.tableId, data.shiftId), data.commissionDelta);
+      case 'PayoutAdjusted':
         // Commission already collected and now reduced comes back to the balance.
-        wallet.balance += data.delta + (left < 0 ? -left : 0);
+        wallet.balance += data.delta + foldCommissionDebt(owed, { type, data });
         break;
-      }
     }
     wallet.openStakes = open.size;
     wallet.commissionOwed = [...owed.values()].reduce((sum, amount) => sum + amount, 0);
@@ -111,12 +106,4 @@ export class WalletBalances {
     }
     return wallet;
   }
-}
-
-/** Adds to what a shift owes; answers the new amount (negative: more was collected than owed). */
-function addOwed(owed: Map<string, number>, key: string, amount: number): number {
-  const left = (owed.get(key) ?? 0) + amount;
-  if (left > 0) owed.set(key, left);
-  else owed.delete(key);
-  return left;
 }

@@ -175,8 +175,23 @@ const descriptions = {
     example: 'banker mode "no_commission" is not offered; this table offers commission',
   },
   NO_BETS_TO_CLEAR: {
-    meaning: 'The player has no bets on the round to clear.',
+    meaning:
+      "The player has no bets on the round to clear, or the bet to remove is not one of their standing bets (another player's, or removed already).",
     example: 'alice has no bets on round baccarat-1.3.12',
+  },
+  SEAT_TAKEN: {
+    meaning:
+      "The seat is another player's, or the player sits at another seat of the table already: one player per seat, one seat per player (002). Leave the other seat first.",
+    example: 'seat 3 of table salon is taken',
+  },
+  NOT_SEATED: {
+    meaning: 'The player sits at no seat of this table: nothing to leave.',
+    example: 'carla sits at no seat of table salon',
+  },
+  NO_BETS_TO_DEAL: {
+    meaning:
+      'A player deals their session round with no bets on it (003 deals a hand only for bets): bet, or rebet, first.',
+    example: 'alice has no bets on round s-4f0c.1.1: bet, or rebet, before dealing',
   },
   NO_PREVIOUS_BETS: {
     meaning: 'The player has no earlier bets at this table to repeat.',

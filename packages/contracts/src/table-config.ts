@@ -213,6 +213,12 @@ export const PRESETS = {
 } as const satisfies Record<string, TableConfig>;
 
 export type PresetName = keyof typeof PRESETS;
+
+/** The presets a player opens a session of and deals alone (003, 004): one player, the house. */
+export const SINGLE_PLAYER_PRESETS = [
+  'touch',
+  'single-deck',
+] as const satisfies readonly PresetName[];
 export const PRESET_NAMES = Object.keys(PRESETS) as PresetName[];
 
 export function isPresetName(name: string): name is PresetName {

@@ -63,6 +63,7 @@ export async function buildApp(
     rounds: system.rounds,
     board: system.board,
     onTableOpened: (tableId) => void system.startDealer(tableId),
+    sessionIdleTimeoutMs: system.config.SESSION_IDLE_TIMEOUT_MS,
   });
   shoeRoutes(app, { shoes: system.shoes });
   walletRoutes(app, { wallets: system.wallets });

@@ -1,6 +1,7 @@
 import { PRESET_NAMES } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { faultEnvironmentShape } from '@croupier/round';
+import { sessionEnvironmentShape } from '@croupier/round';
 import { settlementEnvironmentShape } from '@croupier/settlement';
 import {
   operatorWalletEnvironmentShape,
@@ -54,6 +55,7 @@ const gatewayShape = {
   ...operatorWalletEnvironmentShape,
   /** The fault policy: a stalled deal paused, a long pause voided (docs/adr/0004). */
   ...faultEnvironmentShape,
+  ...sessionEnvironmentShape,
 };
 
 export type GatewayConfig = ReturnType<typeof parseGateway>;

@@ -19,6 +19,7 @@ import {
   DealingWatch,
   FaultWatchdog,
   faultLimitsOf,
+  closeIdleSessions,
   PendingDebits,
   RoundService,
   TableBoard,
@@ -75,6 +76,8 @@ export interface SystemOptions {
   readonly operatorWallet?: OperatorWalletPort;
   /** How often the fault watchdog looks for stalled deals and long pauses. Default 1 s. */
   readonly faultSweepIntervalMs?: number;
+  /** How often idle sessions are looked for and closed. Default 5 s. */
+  readonly sessionSweepIntervalMs?: number;
 }
 
 /**
@@ -127,6 +130,7 @@ export class System {
   private sweepTimer: NodeJS.Timeout | null = null;
   private faultTimer: NodeJS.Timeout | null = null;
   private faultSweep: Promise<unknown> = Promise.resolve();
+  private sessionTimer: NodeJS.Timeout | null = null;
   private started = false;
 
   private constructor(
@@ -289,6 +293,10 @@ export class System {
       // One sweep at a time: a slow store never stacks them up.
       this.faultSweep = this.faultSweep.then(() => this.watchFaults());
     }, this.options.faultSweepIntervalMs ?? 1_000);
+    this.sessionTimer = setInterval(
+      () => void this.closeIdleSessions(),
+      this.options.sessionSweepIntervalMs ?? 5_000,
+    );
     this.notary.start();
     if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
@@ -313,6 +321,17 @@ export class System {
         this.logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
     } catch (error) {
       this.logger.error({ err: error }, 'fault watchdog sweep failed');
+    }
+  }
+
+  /** Closes the sessions idle past SESSION_IDLE_TIMEOUT_MS, finishing their rounds first. */
+  async closeIdleSessions(): Promise<number> {
+    try {
+      await this.readModels.syncToHead([this.board.name]);
+      return await closeIdleSessions(this.rounds, this.board);
+    } catch (error) {
+      this.logger.error({ err: error }, 'idle-session sweep failed');
+      return 0;
     }
   }
 
@@ -363,6 +382,7 @@ export class System {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     if (this.faultTimer) clearInterval(this.faultTimer);
     await this.faultSweep;
+    if (this.sessionTimer) clearInterval(this.sessionTimer);
     await this.notary.stop();
     await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
     this.dealers.clear();

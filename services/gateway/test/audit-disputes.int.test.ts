@@ -136,6 +136,7 @@ beforeAll(async () => {
   await table('rng', presetConfig('generic'));
   await table('scan', presetConfig('generic', scanner));
   await table('salon', presetConfig('land-based', scanner));
+  await system.rounds.takeSeat('salon', PLAYERS.S, 3, as(PLAYERS.S, 'player'));
   for (const playerId of ['pia', 'rex', 'sam']) {
     await system.wallets.deposit(
       { playerId, amount: 100_000, currency: 'EUR', reference: `${playerId}-first` },

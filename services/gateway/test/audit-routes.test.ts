@@ -236,6 +236,10 @@ async function playDisputes(): Promise<{ voided: string; corrected: string }> {
     },
     as('olga', 'operator'),
   );
+  // One player per seat (002): bob sits at seat 2, alice at seat 4.
+  const seats: Record<string, number> = { bob: 2, alice: 4 };
+  for (const [playerId, seat] of Object.entries(seats))
+    await system.rounds.takeSeat('court', playerId, seat, as(playerId, 'player'));
   const play = async (playerId: string, type: string, cards: readonly Card[]) => {
     let roundId = '';
     for (let attempt = 0; roundId === ''; attempt++) {
@@ -251,7 +255,7 @@ async function playDisputes(): Promise<{ voided: string; corrected: string }> {
     await system.rounds.placeBets(
       roundId,
       playerId,
-      [{ type, amount: 2_000, seat: 2, ...bankerMode }],
+      [{ type, amount: 2_000, seat: seats[playerId]!, ...bankerMode }],
       as(playerId, 'player'),
     );
     await system.rounds.closeBetting(roundId, dealer);

@@ -27,6 +27,7 @@ beforeAll(async () => {
     { playerId: 'carla', amount: 10_000_000, currency: 'EUR', reference: 'salon-1' },
     as('olga', 'operator'),
   );
+  await system.rounds.takeSeat('salon', 'carla', 3, as('carla', 'player'));
   for (let i = 0; i < 16; i++) {
     const round = await system.rounds.openRound('salon', as('dan', 'dealer'));
     await system.rounds.placeBets(

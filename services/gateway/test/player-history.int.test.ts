@@ -126,6 +126,7 @@ beforeAll(async () => {
   await table('rng', presetConfig('generic'));
   await table('scan', presetConfig('generic', scanner));
   await table('salon', presetConfig('land-based', scanner));
+  await system.rounds.takeSeat('salon', PIA, 3, as(PIA, 'player'));
   await system.wallets.deposit(
     { playerId: PIA, amount: 100_000, currency: 'EUR', reference: 'first' },
     as('olga', 'operator'),

@@ -28,6 +28,7 @@ import {
 } from './application/fault-watchdog.js';
 import { RoundService } from './application/round-service.js';
 import { TableBoard } from './application/table-board.js';
+import { closeIdleSessions, sessionEnvironmentShape } from './application/session-timeouts.js';
 import { BET_ROUTES, roundRoutes } from './http/routes.js';
 
 /**
@@ -43,6 +44,7 @@ await runProcess('round', async (logger) => {
       WALLET_URL: z.url().default('http://127.0.0.1:8082'),
       ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
       ...faultEnvironmentShape,
+      ...sessionEnvironmentShape,
     },
     process.env,
   );
@@ -123,6 +125,14 @@ await runProcess('round', async (logger) => {
         }),
     );
   }, 1_000);
+  const sessionSweep = setInterval(() => {
+    void readModels
+      .syncToHead([board.name])
+      .then(() => closeIdleSessions(rounds, board))
+      .catch((error: unknown) => {
+        logger.error({ err: error }, 'idle-session sweep failed');
+      });
+  }, 5_000);
 
   // The game's figures from the log (the same in every process that serves them), and the
   // refused bets, which only the process serving the bet routes sees.
@@ -145,7 +155,12 @@ await runProcess('round', async (logger) => {
     if (request.method === 'GET' && request.url.startsWith('/v1/'))
       await syncReadModels(readModels);
   });
-  roundRoutes(app, { rounds, board, onTableOpened: (tableId) => void startDealer(tableId) });
+  roundRoutes(app, {
+    rounds,
+    board,
+    onTableOpened: (tableId) => void startDealer(tableId),
+    sessionIdleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     { port: config.PORT, shoe: config.SHOE_URL, wallet: config.WALLET_URL },
@@ -156,6 +171,7 @@ await runProcess('round', async (logger) => {
       clearInterval(sweep);
       clearInterval(faults);
       await faultSweep;
+      clearInterval(sessionSweep);
       await app.close();
       await Promise.all([...dealers.values()].map((dealer) => dealer.stop()));
       await readModels.stop();

@@ -14,6 +14,19 @@ export const dealingSchema = z
 export type Dealing = z.infer<typeof dealingSchema>;
 
 /**
+ * A player's own table (003 Baccarat Touch, 004): one player against the house, who bets and
+ * deals it. Only the owner bets on it or deals it; it closes itself after `idleTimeoutMs` without
+ * a command from its owner (docs/adr/0004).
+ */
+export const tableSessionSchema = z
+  .object({
+    ownerId: playerIdSchema,
+    idleTimeoutMs: z.number().int().min(1_000).max(86_400_000),
+  })
+  .strict();
+export type TableSession = z.infer<typeof tableSessionSchema>;
+
+/**
  * A table's time is divided into dealer shifts: the first starts when it opens, each
  * DealerChanged starts the next. Accrued commission is owed per shift and collected when it ends.
  */
@@ -25,6 +38,8 @@ export const tableOpened = eventSchema(
       config: tableConfigSchema,
       dealing: dealingSchema,
       shiftId: uuidSchema,
+      /** Set on a player's session table; a shared table has none. */
+      session: tableSessionSchema.optional(),
     })
     .strict(),
 );
@@ -45,9 +60,37 @@ export const tableClosed = eventSchema(
   z.object({ tableId: tableIdSchema, reason: z.string().min(1).max(500) }).strict(),
 );
 
+/**
+ * A player sits down at a numbered seat (002: 1-7 on a land-based table). One player per seat and
+ * one seat per player: the seat is who owes the commission its Banker wins accrue.
+ */
+export const seatTaken = eventSchema(
+  'SeatTaken',
+  z
+    .object({
+      tableId: tableIdSchema,
+      seat: z.number().int().min(1).max(9),
+      playerId: playerIdSchema,
+    })
+    .strict(),
+);
+/** The player leaves the seat; bets already placed from it stand and settle as placed. */
+export const seatLeft = eventSchema(
+  'SeatLeft',
+  z
+    .object({
+      tableId: tableIdSchema,
+      seat: z.number().int().min(1).max(9),
+      playerId: playerIdSchema,
+    })
+    .strict(),
+);
+
 export const tableEventSchema = z.discriminatedUnion('type', [
   tableOpened,
   dealerChanged,
   tableClosed,
+  seatTaken,
+  seatLeft,
 ]);
 export type TableEvent = z.infer<typeof tableEventSchema>;

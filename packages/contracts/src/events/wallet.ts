@@ -85,6 +85,8 @@ export const commissionCollected = eventSchema(
       playerId: playerIdSchema,
       tableId: tableIdSchema,
       shiftId: uuidSchema,
+      /** The seat whose debt is collected (002); absent before seats were owned: the whole shift. */
+      seat: z.number().int().min(1).max(9).optional(),
       amount: positiveMinorUnitsSchema,
       /** The DealerChanged event that ended the shift. */
       dealerChangeId: uuidSchema,
@@ -109,10 +111,22 @@ export const payoutAdjusted = eventSchema(
       commissionDelta: z.number().int(),
       tableId: tableIdSchema,
       shiftId: uuidSchema,
+      /** The seat the bet was placed from (002), whose commission debt changes; absent before seats were owned. */
+      seat: z.number().int().min(1).max(9).nullable().optional(),
       reason: z.enum(['void', 'correction']),
     })
     .strict(),
 );
+
+/**
+ * Accrued commission is owed per table, dealer shift and seat (002: "which seat number" owes
+ * the 5%). A record without a seat (written before seats were owned) is seat 0.
+ */
+export const commissionDebtKey = (
+  tableId: string,
+  shiftId: string,
+  seat: number | null | undefined,
+): string => `${tableId}/${shiftId}/${seat ?? 0}`;
 
 export const walletEventSchema = z.discriminatedUnion('type', [
   fundsDeposited,
@@ -125,3 +139,56 @@ export const walletEventSchema = z.discriminatedUnion('type', [
   payoutAdjusted,
 ]);
 export type WalletEvent = z.infer<typeof walletEventSchema>;
+
+/** The commission records of a wallet: what changes a debt per table, shift and seat. */
+export type CommissionRecord = Extract<
+  WalletEvent,
+  { type: 'CommissionAccrued' | 'CommissionCollected' | 'PayoutAdjusted' }
+>;
+
+/**
+ * Applies a commission record to a wallet's debts (key: `commissionDebtKey`), in place. The one
+ * fold the wallet, its audit and the balance read model share. Answers what the record gives
+ * back to the balance: commission collected and then reduced by a resettlement. A record written
+ * before seats were owned names no seat: a collection then takes the whole shift, an adjustment
+ * changes the lowest seat of the shift owing anything.
+ */
+export function foldCommissionDebt(owed: Map<string, number>, record: CommissionRecord): number {
+  const { tableId, shiftId } = record.data;
+  const prefix = `${tableId}/${shiftId}/`;
+  const shiftKeys = () => [...owed.keys()].filter((key) => key.startsWith(prefix)).sort();
+  const set = (key: string, amount: number) => {
+    if (amount > 0) owed.set(key, amount);
+    else owed.delete(key);
+  };
+  switch (record.type) {
+    case 'CommissionAccrued': {
+      const key = commissionDebtKey(tableId, shiftId, record.data.seat);
+      set(key, (owed.get(key) ?? 0) + record.data.amount);
+      return 0;
+    }
+    case 'CommissionCollected': {
+      const keys =
+        record.data.seat === undefined
+          ? shiftKeys()
+          : [commissionDebtKey(tableId, shiftId, record.data.seat)];
+      let taking = record.data.amount;
+      for (const key of keys) {
+        const due = owed.get(key) ?? 0;
+        const taken = Math.min(due, taking);
+        taking -= taken;
+        set(key, due - taken);
+      }
+      return 0;
+    }
+    case 'PayoutAdjusted': {
+      const key =
+        record.data.seat != null
+          ? commissionDebtKey(tableId, shiftId, record.data.seat)
+          : (shiftKeys()[0] ?? commissionDebtKey(tableId, shiftId, null));
+      const left = (owed.get(key) ?? 0) + record.data.commissionDelta;
+      set(key, left);
+      return left < 0 ? -left : 0;
+    }
+  }
+}

@@ -2,6 +2,7 @@ import { deterministicId, randomId, type CommandHandler } from '@croupier/applic
 import { isBetType, notOfferedReason, type BetRejectionCode, type Card } from '@croupier/baccarat';
 import {
   DomainError,
+  parseRoundId,
   parseShoeId,
   paytableIdOf,
   roundIdOf,
@@ -15,6 +16,7 @@ import {
   type ShoeSummary,
   type TableConfig,
   type TableEvent,
+  type TableSession,
   type WalletPort,
 } from '@croupier/contracts';
 import {
@@ -27,11 +29,14 @@ import {
   type RoundState,
   type StallObservation,
 } from '../domain/round.decider.js';
-import type { TableCommand, TableState } from '../domain/table.decider.js';
+import { seatOf, type TableCommand, type TableState } from '../domain/table.decider.js';
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
 import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
+import { requireMayDeal, requireMayPlay } from './session-rules.js';
 import {
+  isFinished,
+  isSettled,
   nextRoundOf,
   closeReasonOf,
   nextShoeOf,
@@ -100,7 +105,7 @@ export class RoundService {
   // --- tables -------------------------------------------------------------------------------
 
   async openTable(
-    input: { tableId: string; config: TableConfig; dealing: Dealing },
+    input: { tableId: string; config: TableConfig; dealing: Dealing; session?: TableSession },
     context: CommandContext,
   ): Promise<TableState> {
     const { state } = await this.table(
@@ -122,6 +127,21 @@ export class RoundService {
       context,
     );
     return state;
+  }
+
+  /** A player sits down at a numbered seat of a seated table (002). */
+  async takeSeat(
+    tableId: string,
+    playerId: string,
+    seat: number,
+    context: CommandContext,
+  ): Promise<TableState> {
+    return (await this.table(tableId, { type: 'TakeSeat', playerId, seat }, context)).state;
+  }
+
+  /** The player leaves their seat; their bets already placed stand. */
+  async leaveSeat(tableId: string, playerId: string, context: CommandContext): Promise<TableState> {
+    return (await this.table(tableId, { type: 'LeaveSeat', playerId }, context)).state;
   }
 
   async closeTable(tableId: string, reason: string, context: CommandContext): Promise<TableState> {
@@ -167,6 +187,7 @@ export class RoundService {
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
    */
   async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
+    requireMayDeal(await this.cachedTable(tableId), context);
     try {
       return await this.openRoundOn(await this.tableShoe(tableId, 'as-seen'), context);
     } catch (error) {
@@ -211,7 +232,39 @@ export class RoundService {
     context: CommandContext,
     rebetOf: string | null = null,
   ): Promise<RoundState> {
-    return this.bets.place({ roundId, playerId, bets: betRequestsOf(bets), rebetOf }, context);
+    const table = await this.tableOfRound(roundId);
+    requireMayPlay(table, playerId);
+    const seated =
+      table?.config?.seats == null ? bets : await this.fromSeat(roundId, playerId, bets);
+    return this.bets.place({ roundId, playerId, bets: betRequestsOf(seated), rebetOf }, context);
+  }
+
+  /**
+   * On a seated table (002) a player bets from the seat they sit at: each bet carries it (a bet
+   * naming another seat is refused). Read from the table as stored, not as cached: seats change
+   * hands, in another process too.
+   */
+  private async fromSeat(
+    roundId: string,
+    playerId: string,
+    bets: readonly BetInput[],
+  ): Promise<BetInput[]> {
+    const table = await this.getTable(parseRoundId(roundId).tableId);
+    const seat = seatOf(table, playerId);
+    if (seat === null)
+      throw new DomainError(
+        'INVALID_SEAT',
+        `${playerId} sits at no seat of table ${table.tableId}: take a seat first`,
+        { field: 'seat' },
+      );
+    const elsewhere = bets.find((bet) => bet.seat != null && bet.seat !== seat);
+    if (elsewhere !== undefined)
+      throw new DomainError(
+        'INVALID_SEAT',
+        `${playerId} sits at seat ${seat}, not seat ${elsewhere.seat}: a player bets from their own seat`,
+        { field: 'seat' },
+      );
+    return bets.map((bet) => ({ ...bet, seat }));
   }
 
   /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
@@ -267,7 +320,7 @@ export class RoundService {
         type: bet.type,
         amount: bet.amount * multiplier,
         bankerMode: bet.bankerMode ?? undefined,
-        seat: bet.seat,
+        // From the seat the player sits at now (placeBets fills it in on a seated table).
         betId: deterministicId('rebet', roundId, playerId, bet.betId),
       })),
       context,
@@ -276,16 +329,33 @@ export class RoundService {
     return { round, rebetOf: previous.roundId, dropped };
   }
 
-  async clearBets(roundId: string, playerId: string, context: CommandContext): Promise<RoundState> {
-    return (await this.round(roundId, { type: 'ClearBets', playerId }, context)).state;
+  /** Takes the player's bets off the round (all, or the ones named); clearing refunds them. */
+  async clearBets(
+    roundId: string,
+    playerId: string,
+    context: CommandContext,
+    betIds?: readonly string[],
+  ): Promise<RoundState> {
+    requireMayPlay(await this.tableOfRound(roundId), playerId);
+    const command: RoundCommand =
+      betIds === undefined
+        ? { type: 'ClearBets', playerId }
+        : { type: 'ClearBets', playerId, betIds };
+    return (await this.round(roundId, command, context)).state;
   }
 
   async closeBetting(roundId: string, context: CommandContext): Promise<RoundState> {
+    requireMayDeal(await this.tableOfRound(roundId), context);
     return (await this.round(roundId, { type: 'CloseBetting' }, context)).state;
   }
 
   /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
   async deal(roundId: string, context: CommandContext): Promise<RoundState> {
+    requireMayDeal(await this.tableOfRound(roundId), context);
+    return this.dealRound(roundId, context);
+  }
+
+  private async dealRound(roundId: string, context: CommandContext): Promise<RoundState> {
     // Refused before the shoe draws; asked of the round as this process last wrote it (a refusal
     // is asked again on the round as read). The DealCards append confirms it with the round's
     // version; only another process writing the game between the two could make it refuse the
@@ -433,6 +503,116 @@ export class RoundService {
     return true;
   }
 
+  // --- sessions (003, 004: one player against the house, who deals) -------------------------
+
+  /** Opens a player's own table from a single-player preset. */
+  async openSession(
+    input: { sessionId: string; config: TableConfig; session: TableSession },
+    context: CommandContext,
+  ): Promise<TableState> {
+    return this.openTable(
+      {
+        tableId: input.sessionId,
+        config: input.config,
+        dealing: { mode: 'manual', bettingWindowMs: 0 },
+        session: input.session,
+      },
+      context,
+    );
+  }
+
+  /**
+   * The session's round taking bets: the open one, or the next, opened now. The next opens once
+   * the last is settled (its shoe is closed first, sealing the round's money): this waits for the
+   * settlement of a round just dealt, up to `settleWaitMs`.
+   */
+  async sessionRound(
+    sessionId: string,
+    context: CommandContext,
+    settleWaitMs = 10_000,
+  ): Promise<{ round: RoundState; opened: boolean }> {
+    requireMayDeal(await this.cachedTable(sessionId), context);
+    const deadline = Date.now() + settleWaitMs;
+    for (;;) {
+      const current = await this.currentRound(sessionId);
+      if (current !== null && !isFinished(current)) return { round: current, opened: false };
+      try {
+        return { round: await this.openRound(sessionId, context), opened: true };
+      } catch (error) {
+        const settling =
+          error instanceof DomainError &&
+          error.code === 'ROUND_IN_PROGRESS' &&
+          current !== null &&
+          isFinished(current);
+        if (!settling || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+
+  /**
+   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous bets repeated if
+   * asked, betting closed, the cards drawn. A round dealt already is answered as it is, so the
+   * request can be retried; a repeated rebet finds its bets placed (their ids derive from the
+   * previous ones) and places nothing twice.
+   */
+  async dealAsPlayer(
+    roundId: string,
+    playerId: string,
+    rebet: 0 | 1 | 2,
+    context: CommandContext,
+  ): Promise<RoundState> {
+    requireMayDeal(await this.tableOfRound(roundId), context);
+    let round = await this.getRound(roundId);
+    if (isFinished(round) || round.status === 'dealt') return round;
+    if (round.status === 'betting' && rebet !== 0) {
+      try {
+        round = (await this.rebet(roundId, playerId, rebet, context)).round;
+      } catch (error) {
+        if (!(error instanceof DomainError && error.code === 'DUPLICATE_BET')) throw error;
+      }
+    }
+    if (round.status === 'betting') {
+      if (activeBets(round, playerId).length === 0)
+        throw new DomainError(
+          'NO_BETS_TO_DEAL',
+          `${playerId} has no bets on round ${roundId}: bet, or rebet, before dealing`,
+        );
+      await this.closeBetting(roundId, context);
+    }
+    return this.deal(roundId, context);
+  }
+
+  /**
+   * One step of closing a session (its owner leaving, or idle past its timeout): the unfinished
+   * round is finished by the rules (a round still taking bets is voided and its bets refunded,
+   * one whose betting closed is dealt and settled), its shoe closed once its money is recorded,
+   * then the table. Each step is idempotent; answers whether the session is closed, or is
+   * waiting for settlement (call again).
+   */
+  async closeSessionStep(
+    sessionId: string,
+    reason: string,
+    context: CommandContext,
+  ): Promise<'closed' | 'settling'> {
+    const table = await this.getTable(sessionId);
+    if (table.session === null)
+      throw new DomainError('TABLE_NOT_FOUND', `table ${sessionId} is not a session`);
+    if (table.status === 'closed') return 'closed';
+    let round = await this.currentRound(sessionId);
+    if (round !== null && !isFinished(round)) {
+      if (round.status === 'betting' || round.paused)
+        round = await this.void(round.roundId, reason, context);
+      else round = await this.dealRound(round.roundId, context);
+    }
+    if (round !== null && !isSettled(round)) return 'settling';
+    const shoe = await this.currentShoe(sessionId);
+    if (shoe !== null && shoe.status !== 'closed')
+      await this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'completed' }, context);
+    await this.closeTable(sessionId, reason, context);
+    return 'closed';
+  }
+
   // --- internals ----------------------------------------------------------------------------
 
   /**
@@ -566,6 +746,19 @@ export class RoundService {
       number--;
     }
     return null;
+  }
+
+  /** The table as this process last saw it: who owns it never changes (ADR 0020). */
+  private async cachedTable(tableId: string): Promise<TableState> {
+    const table = await this.commands.ask(tableAggregate, streams.table(tableId), (t) => t);
+    if (table.status === 'none') throw new DomainError('TABLE_NOT_FOUND', `no table "${tableId}"`);
+    return table;
+  }
+
+  private async tableOfRound(roundId: string): Promise<TableState | null> {
+    const { tableId } = parseRoundId(roundId);
+    const table = await this.commands.ask(tableAggregate, streams.table(tableId), (t) => t);
+    return table.status === 'none' ? null : table;
   }
 
   private round(roundId: string, command: RoundCommand, context: CommandContext) {

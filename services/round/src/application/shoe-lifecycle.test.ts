@@ -19,6 +19,8 @@ const TABLE: TableState = {
   dealing: null,
   dealerId: 'dan',
   shiftId: '00000000-0000-4000-8000-000000000001',
+  session: null,
+  seats: new Map(),
 };
 const shoe = (overrides: Partial<ShoeSummary> = {}): ShoeSummary => ({
   shoeId: 't1.1',

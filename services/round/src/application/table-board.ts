@@ -31,8 +31,29 @@ export interface TableView {
   } | null;
   /** Results of the current shoe, in order: what its scoreboard shows. */
   readonly results: readonly ShoeResult[];
+  /**
+   * The table's last results across shoes (at most HISTORY_LENGTH), oldest first: what a player
+   * of an every-round-shuffle table sees as its history, where each shoe holds one round.
+   */
+  readonly history?: readonly HistoryResult[];
+  readonly shufflePolicy?: 'shoe' | 'every-round';
+  /** A player's session table: its owner and idle timeout (absent on a shared table). */
+  readonly session?: { readonly ownerId: string; readonly idleTimeoutMs: number } | null;
+  /**
+   * When the store recorded the table's latest event from its players or dealers (opening,
+   * bets, dealing), ms since the epoch: a session's idle time counts from it, the same in every
+   * process and across restarts.
+   */
+  readonly lastActivityAt?: number;
   readonly roundsCompleted: number;
 }
+
+export interface HistoryResult extends ShoeResult {
+  readonly shoeId: string;
+}
+
+/** How many results a table's history keeps across shoes. */
+export const HISTORY_LENGTH = 100;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -57,6 +78,8 @@ function resultOf(
 
 const ROUND_EVENTS = new Set([
   'RoundOpened',
+  'BetPlaced',
+  'BetsCleared',
   'BettingClosed',
   'CardDealt',
   'RoundCompleted',
@@ -117,6 +140,10 @@ export class TableBoard implements DurableProjection<TableDocument> {
           currentShoeId: null,
           currentRound: null,
           results: [],
+          history: [],
+          shufflePolicy: parsed.data.config.shufflePolicy,
+          session: parsed.data.session ?? null,
+          lastActivityAt: event.recordedAt.getTime(),
           roundsCompleted: 0,
         },
       };
@@ -126,6 +153,9 @@ export class TableBoard implements DurableProjection<TableDocument> {
     const doc = docs.get(tableId);
     if (doc === undefined) return;
     const table = doc.view;
+    // The session timeout's own steps (and the auto-dealer's) are not a player's activity.
+    if ((event.metadata.actor as { role?: string } | undefined)?.role !== 'system')
+      table.lastActivityAt = event.recordedAt.getTime();
     if (event.stream.startsWith('table-')) applyTable(table, event);
     else if (event.stream.startsWith('shoe-')) {
       const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
@@ -147,9 +177,21 @@ export class TableBoard implements DurableProjection<TableDocument> {
     return doc?.view;
   }
 
+  /**
+   * The scoreboard: the current shoe's results, where a shoe deals many rounds (its roads start
+   * again with each shoe); the table's history across shoes where every round has a shoe of its
+   * own (003, 004), which would otherwise always show one result.
+   */
   async roads(tableId: string): Promise<Roads | undefined> {
     const table = await this.get(tableId);
-    return table === undefined ? undefined : roadsOf(table.results);
+    if (table === undefined) return undefined;
+    return roadsOf(table.shufflePolicy === 'every-round' ? (table.history ?? []) : table.results);
+  }
+
+  /** The table's last results across shoes, oldest first (at most `limit`). */
+  async history(tableId: string, limit = HISTORY_LENGTH): Promise<HistoryResult[] | undefined> {
+    const table = await this.get(tableId);
+    return table === undefined ? undefined : [...(table.history ?? [])].slice(-limit);
   }
 }
 
@@ -169,7 +211,7 @@ function applyTable(table: Mutable<TableView>, event: RecordedEvent): void {
 
 function applyRound(table: Mutable<TableView>, event: RecordedEvent): void {
   const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
-  const { roundNumber } = parseRoundId(parsed.data.roundId);
+  const { roundNumber, shoeId } = parseRoundId(parsed.data.roundId);
   const current = table.currentRound;
   const update = (changes: Partial<NonNullable<TableView['currentRound']>>) => {
     if (current !== null && current.roundId === parsed.data.roundId)
@@ -200,10 +242,13 @@ function applyRound(table: Mutable<TableView>, event: RecordedEvent): void {
       update({ status: 'voided', paused: false });
       // A round voided after it completed is cancelled: its result leaves the scoreboard.
       table.results = table.results.filter((r) => r.roundId !== parsed.data.roundId);
+      table.history = (table.history ?? []).filter((r) => r.roundId !== parsed.data.roundId);
       return;
     case 'RoundCompleted': {
       update({ status: 'completed' });
-      table.results = [...table.results, resultOf(parsed.data, roundNumber)];
+      const result = resultOf(parsed.data, roundNumber);
+      table.results = [...table.results, result];
+      table.history = [...(table.history ?? []), { ...result, shoeId }].slice(-HISTORY_LENGTH);
       table.roundsCompleted++;
       return;
     }
@@ -211,6 +256,9 @@ function applyRound(table: Mutable<TableView>, event: RecordedEvent): void {
       // A card corrected after the round completed: the scoreboard shows the corrected result.
       table.results = table.results.map((r) =>
         r.roundId === parsed.data.roundId ? resultOf(parsed.data, roundNumber) : r,
+      );
+      table.history = (table.history ?? []).map((r) =>
+        r.roundId === parsed.data.roundId ? { ...resultOf(parsed.data, roundNumber), shoeId } : r,
       );
       return;
     default:

@@ -217,6 +217,30 @@ describe('round decider', () => {
       .thenThrows({ code: 'NO_BETS_TO_CLEAR' });
   });
 
+  it('removes one bet, leaving the player’s others standing', () => {
+    spec
+      .given([opened(), placed(BET_A, 'player', 500), placed(BET_B, 'tie', 100)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .then([
+        { type: 'BetsCleared', data: { roundId: ROUND, playerId: 'alice', betIds: [BET_B] } },
+      ]);
+  });
+
+  it('refuses to remove a bet that is not the player’s standing bet', () => {
+    const cleared: RoundEvent = {
+      type: 'BetsCleared',
+      data: { roundId: ROUND, playerId: 'alice', betIds: [BET_A] },
+    };
+    spec
+      .given([opened(), placed(BET_A, 'player', 500), cleared])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_A] })
+      .thenThrows({ code: 'NO_BETS_TO_CLEAR' });
+    spec
+      .given([opened(), placed(BET_B, 'tie', 100, 'bob')])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .thenThrows({ code: 'NO_BETS_TO_CLEAR' });
+  });
+
   it('deals an rng round and completes it in the same step', () => {
     const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
     expect(events.map((e) => e.type)).toEqual([

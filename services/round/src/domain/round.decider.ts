@@ -49,7 +49,11 @@ export type RoundCommand =
       dealer: { dealerId: string | null; shiftId: string };
     }
   | { type: 'PlaceBets'; playerId: string; bets: readonly BetRequest[]; rebetOf: RoundId | null }
-  | { type: 'ClearBets'; playerId: string }
+  /**
+   * Takes the player's bets off the round before betting closes: all of them, or only `betIds`
+   * (one chip or one bet removed, 003). Recorded as BetsCleared either way, and refunded alike.
+   */
+  | { type: 'ClearBets'; playerId: string; betIds?: readonly string[] }
   /**
    * Releases debited stakes the round will never take as bets (it refused them, or they never
    * arrived): recorded before their refund, so no bet can follow under their ids.
@@ -539,11 +543,20 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       requireNotPaused(state);
       if (state.status !== 'betting')
         throw new DomainError('BETTING_CLOSED', `betting on round ${state.roundId} is closed`);
-      const bets = activeBets(state, command.playerId);
-      if (bets.length === 0)
+      const mine = activeBets(state, command.playerId);
+      const bets =
+        command.betIds === undefined
+          ? mine
+          : mine.filter((bet) => command.betIds!.includes(bet.betId));
+      if (
+        bets.length === 0 ||
+        (command.betIds !== undefined && bets.length < command.betIds.length)
+      )
         throw new DomainError(
           'NO_BETS_TO_CLEAR',
-          `${command.playerId} has no bets on round ${state.roundId}`,
+          command.betIds === undefined
+            ? `${command.playerId} has no bets on round ${state.roundId}`
+            : `${command.playerId} has no standing bet ${command.betIds.join(', ')} on round ${state.roundId}`,
         );
       return [
         {

@@ -65,6 +65,7 @@ export const ROUND_PROBLEMS = {
   ],
   /** INVALID_DEAL: the table's scanner shoe waits for its burn card. */
   openRound: [
+    'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'TABLE_CLOSED',
     'ROUND_IN_PROGRESS',
@@ -75,6 +76,7 @@ export const ROUND_PROBLEMS = {
   getRound: ['ROUND_NOT_FOUND'],
   /** VALIDATION_ERROR too: one bet id twice in the request. */
   placeBets: [
+    'FORBIDDEN',
     ...BETTING_STATE,
     ...BET_IDS,
     'VALIDATION_ERROR',
@@ -82,7 +84,23 @@ export const ROUND_PROBLEMS = {
     ...STAKE_DEBIT,
     CONTENDED,
   ],
-  clearBets: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED', 'NO_BETS_TO_CLEAR', CONTENDED],
+  clearBets: [
+    'FORBIDDEN',
+    'ROUND_NOT_FOUND',
+    'ROUND_PAUSED',
+    'BETTING_CLOSED',
+    'NO_BETS_TO_CLEAR',
+    CONTENDED,
+  ],
+  /** NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). */
+  removeBet: [
+    'FORBIDDEN',
+    'ROUND_NOT_FOUND',
+    'ROUND_PAUSED',
+    'BETTING_CLOSED',
+    'NO_BETS_TO_CLEAR',
+    CONTENDED,
+  ],
   /**
    * The previous bets passed this table's rules and were debited from this wallet in this
    * currency, and the repeat stakes at least as much per bet type: only the round number, the
@@ -91,6 +109,7 @@ export const ROUND_PROBLEMS = {
    * with another multiplier, or after clearing, reuses ids.
    */
   rebet: [
+    'FORBIDDEN',
     ...BETTING_STATE,
     'NO_PREVIOUS_BETS',
     ...BET_IDS,
@@ -101,9 +120,20 @@ export const ROUND_PROBLEMS = {
     'INSUFFICIENT_FUNDS',
     CONTENDED,
   ],
-  closeBetting: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', CONTENDED],
+  closeBetting: ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'FORBIDDEN', CONTENDED],
   /** The shoe draws the whole round by the rules; only a shoe closed or cut meanwhile refuses. */
+  /** FORBIDDEN: a player dealing a table that is not their session, a dealer dealing a session. */
   deal: [
+    'FORBIDDEN',
+    'NO_BETS_TO_DEAL',
+    'NO_PREVIOUS_BETS',
+    'DUPLICATE_BET',
+    'ID_CONFLICT',
+    'BET_PAST_MAX_ROUND',
+    'INVALID_AMOUNT',
+    'BET_ABOVE_MAX',
+    'INSUFFICIENT_FUNDS',
+    'BETTING_CLOSED',
     'ROUND_NOT_FOUND',
     'WRONG_CARD_SOURCE',
     'ROUND_NOT_DEALING',
@@ -145,6 +175,40 @@ export const ROUND_PROBLEMS = {
     CONTENDED,
   ],
   pause: ['ROUND_NOT_FOUND', 'ROUND_FINISHED', CONTENDED],
+  /** INVALID_SEAT: past the table's seats, or a table without seats. */
+  takeSeat: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', 'INVALID_SEAT', 'SEAT_TAKEN', CONTENDED],
+  leaveSeat: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', 'NOT_SEATED', CONTENDED],
+  openSession: ['INVALID_TABLE_CONFIG', CONTENDED],
+  /** FORBIDDEN: another player's session. */
+  getSession: ['TABLE_NOT_FOUND', 'FORBIDDEN'],
+  /** ROUND_IN_PROGRESS: the last round's settlement took longer than the wait. */
+  sessionRound: [
+    'TABLE_NOT_FOUND',
+    'FORBIDDEN',
+    'TABLE_CLOSED',
+    'ROUND_IN_PROGRESS',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
+  dealSession: [
+    'TABLE_NOT_FOUND',
+    'FORBIDDEN',
+    'TABLE_CLOSED',
+    'ROUND_IN_PROGRESS',
+    'NO_BETS_TO_DEAL',
+    'NO_PREVIOUS_BETS',
+    ...BETTING_STATE,
+    ...BET_IDS,
+    'BET_PAST_MAX_ROUND',
+    'INVALID_AMOUNT',
+    'BET_ABOVE_MAX',
+    'INSUFFICIENT_FUNDS',
+    'SHOE_CLOSED',
+    'SHOE_FINISHED',
+    SEED_REVEALED,
+    CONTENDED,
+  ],
+  closeSession: ['TABLE_NOT_FOUND', 'FORBIDDEN', 'ROUND_IN_PROGRESS', SEED_REVEALED, CONTENDED],
   /** Any round, paused or settled; voiding a voided one changes nothing. */
   void: ['ROUND_NOT_FOUND', CONTENDED],
 } as const satisfies Readonly<Record<string, Codes>>;

@@ -12,14 +12,17 @@ import {
   type ErrorCode,
   type TableConfig,
 } from '@croupier/contracts';
-import { contextOf, principalOf, type HttpApp } from '@croupier/http';
+import { contextOf, principalOf, type HttpApp, type Principal } from '@croupier/http';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { RoundService } from '../application/round-service.js';
 import type { RoundState } from '../domain/round.decider.js';
-import type { TableBoard } from '../application/table-board.js';
+import type { TableState } from '../domain/table.decider.js';
+import { HISTORY_LENGTH, type TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
 import { paytableOf, paytableSchema } from './paytable.js';
+import { sessionRoutes } from './session-routes.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../application/session-timeouts.js';
 import { ROUND_PROBLEMS } from './problems.js';
 import { rebetViewSchema, roundView, roundViewSchema, shoeViewSchema } from './views.js';
 
@@ -28,6 +31,8 @@ export interface RoundRoutesDeps {
   readonly board: TableBoard;
   /** Called after a table opens, so the process can start its auto-dealer. */
   readonly onTableOpened?: (tableId: string) => void;
+  /** A player's session closes after this long without a command (SESSION_IDLE_TIMEOUT_MS). */
+  readonly sessionIdleTimeoutMs?: number;
 }
 
 const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
@@ -90,6 +95,11 @@ const tableViewSchema = z.object({
 /** Tables and rounds: the round service's HTTP surface. */
 export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
   const { rounds, board } = deps;
+  sessionRoutes(app, {
+    rounds,
+    board,
+    sessionIdleTimeoutMs: deps.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  });
   const view = async (request: FastifyRequest, roundId: string) =>
     roundView(await rounds.getRound(roundId), principalOf(request));
 
@@ -113,6 +123,14 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
     async (request, reply) => {
       const { tableId, preset, config, dealing } = request.body;
+      if (tableId.startsWith('s-'))
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'tableId: ids starting "s-" name players\' sessions',
+          {
+            field: 'tableId',
+          },
+        );
       if (preset === undefined && config === undefined) {
         throw new DomainError(
           'VALIDATION_ERROR',
@@ -150,7 +168,11 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
         response: { 200: z.array(tableViewSchema) },
       },
     },
-    async () => (await board.list()).map(({ results: _results, ...table }) => table),
+    // Players' sessions are their own tables, not the floor's: GET /v1/sessions/:sessionId.
+    async () =>
+      (await board.list())
+        .filter((table) => !table.session)
+        .map(({ results: _results, history: _history, ...table }) => table),
   );
 
   app.get(
@@ -219,6 +241,107 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     async (request) => {
       const table = await rounds.getTable(request.params.tableId);
       return paytableOf(table.tableId, table.config!, request.query.stake ?? null);
+    },
+  );
+
+  app.get(
+    '/v1/tables/:tableId/history',
+    {
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.roads },
+      schema: {
+        tags: ['tables'],
+        summary:
+          "The table's last results across shoes (003's game history), oldest first: the roads start again with each shoe, this does not",
+        params: tableParams,
+        querystring: z.strictObject({
+          limit: z.coerce.number().int().min(1).max(HISTORY_LENGTH).default(HISTORY_LENGTH),
+        }),
+      },
+    },
+    async (request) => {
+      const history = await board.history(request.params.tableId, request.query.limit);
+      if (history === undefined)
+        throw new DomainError('TABLE_NOT_FOUND', `no table "${request.params.tableId}"`);
+      return history;
+    },
+  );
+
+  const seatsView = (table: TableState, viewer: Principal) => ({
+    tableId: table.tableId,
+    seats: Array.from({ length: table.config?.seats ?? 0 }, (_, index) => {
+      const occupant = table.seats.get(index + 1) ?? null;
+      // A player sees which seats are taken, and by whom only their own.
+      const shown = viewer.role !== 'player' || occupant === viewer.id ? occupant : null;
+      return { seat: index + 1, taken: occupant !== null, playerId: shown };
+    }),
+  });
+  const seatsViewSchema = z.object({
+    tableId: z.string(),
+    seats: z.array(
+      z.object({ seat: z.number().int(), taken: z.boolean(), playerId: z.string().nullable() }),
+    ),
+  });
+  const seatParams = z.object({
+    tableId: tableIdSchema,
+    seat: z.coerce.number().int().min(1).max(9),
+  });
+
+  app.get(
+    '/v1/tables/:tableId/seats',
+    {
+      config: { roles: EVERYONE, problems: ROUND_PROBLEMS.getTable },
+      schema: {
+        tags: ['seats'],
+        summary: "The table's numbered seats (002) and which are taken",
+        params: tableParams,
+        response: { 200: seatsViewSchema },
+      },
+    },
+    async (request) =>
+      seatsView(await rounds.getTable(request.params.tableId), principalOf(request)),
+  );
+
+  app.post(
+    '/v1/tables/:tableId/seats/:seat',
+    {
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.takeSeat },
+      schema: {
+        tags: ['seats'],
+        summary:
+          'Sit down at a numbered seat (002): one player per seat, one seat per player; your bets at this table carry it, and the commission your Banker wins accrue is owed by it',
+        params: seatParams,
+        response: { 201: seatsViewSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { tableId, seat } = request.params;
+      const table = await rounds.takeSeat(tableId, principal.id, seat, contextOf(request));
+      return reply.status(201).send(seatsView(table, principal));
+    },
+  );
+
+  app.delete(
+    '/v1/tables/:tableId/seats/:seat',
+    {
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.leaveSeat },
+      schema: {
+        tags: ['seats'],
+        summary: 'Leave your seat; bets already placed from it stand and settle as placed',
+        params: seatParams,
+        response: { 200: seatsViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { tableId, seat } = request.params;
+      const current = await rounds.getTable(tableId);
+      if (current.seats.get(seat) !== principal.id)
+        throw new DomainError('NOT_SEATED', `${principal.id} does not sit at seat ${seat}`);
+      return seatsView(
+        await rounds.leaveSeat(tableId, principal.id, contextOf(request)),
+        principal,
+      );
     },
   );
 
@@ -375,6 +498,28 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
   );
 
+  app.delete(
+    '/v1/rounds/:roundId/bets/:betId',
+    {
+      config: { roles: ['player'], problems: ROUND_PROBLEMS.removeBet },
+      schema: {
+        tags: ['bets'],
+        summary:
+          'Remove one of your bets before betting closes (one chip: place each chip as its own bet); its stake is refunded',
+        params: z.object({ roundId: roundIdSchema, betId: z.uuid() }),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { roundId, betId } = request.params;
+      return roundView(
+        await rounds.clearBets(roundId, principal.id, contextOf(request), [betId]),
+        principal,
+      );
+    },
+  );
+
   app.post(
     BET_ROUTES.rebet,
     {
@@ -437,12 +582,37 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     ROUND_PROBLEMS.closeBetting,
     (id, request) => rounds.closeBetting(id, contextOf(request)),
   );
-  dealerCommand(
-    'deal',
-    'Deal an rng round: the shoe draws by the third-card rule',
-    ['dealer', 'supervisor'],
-    ROUND_PROBLEMS.deal,
-    (id, request) => rounds.deal(id, contextOf(request)),
+  app.post(
+    '/v1/rounds/:roundId/deal',
+    {
+      config: { roles: ['dealer', 'supervisor', 'player'], problems: ROUND_PROBLEMS.deal },
+      schema: {
+        tags: ['rounds'],
+        summary:
+          "Deal an rng round: the shoe draws by the third-card rule. On a session table only its player deals, closing betting too; `rebet` 1 or 2 first places the player's previous bets (x1, x2)",
+        params: roundParams,
+        body: z
+          .object({ rebet: z.union([z.literal(0), z.literal(1), z.literal(2)]).default(0) })
+          .strict()
+          // No body at all (a dealer's deal) is read as null.
+          .nullish(),
+        response: { 200: roundViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { roundId } = request.params;
+      const rebet = request.body?.rebet ?? 0;
+      if (principal.role !== 'player' && rebet !== 0)
+        throw new DomainError('VALIDATION_ERROR', 'body.rebet: only a player rebets', {
+          field: 'rebet',
+        });
+      const round =
+        principal.role === 'player'
+          ? await rounds.dealAsPlayer(roundId, principal.id, rebet, contextOf(request))
+          : await rounds.deal(roundId, contextOf(request));
+      return roundView(round, principal);
+    },
   );
   dealerCommand(
     'confirm',

@@ -29,6 +29,7 @@ export async function applySettlementMessage(
         commissionDelta: adjustment.commissionDelta,
         tableId: message.tableId,
         shiftId: message.shiftId,
+        seat: message.seat,
         reason: message.reason === 'voided' ? 'void' : 'correction',
       },
       caused,

@@ -45,6 +45,8 @@ function walletEventId(event: WalletEvent): string {
         event.data.dealerChangeId,
         event.data.playerId,
         event.data.shiftId,
+        // One collection per seat (002); a collection without a seat keeps its id as it was.
+        ...(event.data.seat === undefined ? [] : [String(event.data.seat)]),
       );
     case 'PayoutAdjusted':
       return deterministicId(event.type, event.data.resettlementId, event.data.betId);
@@ -58,6 +60,8 @@ export interface WalletView {
   /** Balance less commission owed on accrued-commission tables. */
   readonly available: number;
   readonly commissionOwed: number;
+  /** The commission owed, per table and seat (002: each seat owes what its Banker wins accrued). */
+  readonly commissionOwedBySeat: { tableId: string; seat: number; amount: number }[];
   readonly openStakes: number;
   readonly version: string | null;
 }
@@ -81,13 +85,20 @@ export function viewOf(
   revision: bigint | null,
 ): WalletView {
   let owed = 0;
-  for (const amount of state.commissionOwed.values()) owed += amount;
+  const bySeat = new Map<string, { tableId: string; seat: number; amount: number }>();
+  for (const [key, amount] of state.commissionOwed) {
+    owed += amount;
+    const [tableId, , seat] = key.split('/') as [string, string, string];
+    const entry = bySeat.get(`${tableId}/${seat}`) ?? { tableId, seat: Number(seat), amount: 0 };
+    bySeat.set(`${tableId}/${seat}`, { ...entry, amount: entry.amount + amount });
+  }
   return {
     playerId,
     currency: state.currency,
     balance: state.balance,
     available: available(state),
     commissionOwed: owed,
+    commissionOwedBySeat: [...bySeat.values()],
     openStakes: state.openStakes.size,
     version: revision?.toString() ?? null,
   };

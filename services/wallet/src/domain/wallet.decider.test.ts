@@ -251,6 +251,57 @@ describe('wallet decider', () => {
       .thenThrows({ code: 'BALANCE_LIMIT' });
   });
 
+  it('owes commission per seat and collects each seat apart (002)', () => {
+    const accruedAt = (seat: number, amount: number, betId: string): WalletEvent => ({
+      type: 'CommissionAccrued',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        seat,
+        shiftId: SHIFT,
+        betId,
+        settlementId: SETTLEMENT,
+        amount,
+      },
+    });
+    const history = [deposited, accruedAt(3, 20, BET), accruedAt(6, 15, SETTLEMENT)];
+    const collected = (seat: number, amount: number): WalletEvent => ({
+      type: 'CommissionCollected',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        shiftId: SHIFT,
+        seat,
+        amount,
+        dealerChangeId: SETTLEMENT,
+      },
+    });
+    spec
+      .given(history)
+      .when({
+        type: 'CollectCommission',
+        tableId: 'salon',
+        currentShiftId: BET,
+        dealerChangeId: SETTLEMENT,
+      })
+      .then([collected(3, 20), collected(6, 15)]);
+    expect(available(spec.stateAfter([...history, collected(3, 20)]))).toBe(965);
+    // A collection recorded before seats were owned took the whole shift.
+    const legacy: WalletEvent = {
+      type: 'CommissionCollected',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        shiftId: SHIFT,
+        amount: 35,
+        dealerChangeId: SETTLEMENT,
+      },
+    };
+    const after = spec.stateAfter([...history, legacy]);
+    expect(after.commissionOwed.size).toBe(0);
+    expect(after.balance).toBe(965);
+  });
+
   it('holds accrued commission back until its dealer shift ends, then collects it', () => {
     // (The shift still running is not collected; BET stands in for a later shift's id.)
     const accrued: WalletEvent = {
@@ -289,6 +340,7 @@ describe('wallet decider', () => {
             playerId: 'alice',
             tableId: 'salon',
             shiftId: SHIFT,
+            seat: 3,
             amount: 20,
             dealerChangeId: SETTLEMENT,
           },

@@ -1,4 +1,10 @@
-import { DomainError, type PlayerId, type RoundId, type WalletEvent } from '@croupier/contracts';
+import {
+  DomainError,
+  foldCommissionDebt,
+  type PlayerId,
+  type RoundId,
+  type WalletEvent,
+} from '@croupier/contracts';
 import type { Decider } from '@croupier/application';
 
 /**
@@ -51,6 +57,7 @@ export type WalletCommand =
       commissionDelta: number;
       tableId: string;
       shiftId: string;
+      seat?: number | null;
       reason: 'void' | 'correction';
     }
   /** Collects the commission owed at a table for every shift but the one now running. */
@@ -139,33 +146,18 @@ export function evolveWallet(state: WalletState, event: WalletEvent): WalletStat
         balance: state.balance + event.data.amount,
         openStakes: withoutStake(state.openStakes, event.data.betId),
       };
-    case 'CommissionAccrued': {
-      const key = shiftKey(event.data.tableId, event.data.shiftId);
-      const commissionOwed = new Map(state.commissionOwed);
-      commissionOwed.set(key, (commissionOwed.get(key) ?? 0) + event.data.amount);
-      return { ...state, commissionOwed };
-    }
+    case 'CommissionAccrued':
+    case 'CommissionCollected':
     case 'PayoutAdjusted': {
-      const key = shiftKey(event.data.tableId, event.data.shiftId);
       const commissionOwed = new Map(state.commissionOwed);
-      const owed = (commissionOwed.get(key) ?? 0) + event.data.commissionDelta;
-      // Commission already collected and now reduced comes back to the balance.
-      const overCollected = owed < 0 ? -owed : 0;
-      if (owed > 0) commissionOwed.set(key, owed);
-      else commissionOwed.delete(key);
-      return {
-        ...state,
-        balance: state.balance + event.data.delta + overCollected,
-        commissionOwed,
-      };
-    }
-    case 'CommissionCollected': {
-      const key = shiftKey(event.data.tableId, event.data.shiftId);
-      const commissionOwed = new Map(state.commissionOwed);
-      const left = (commissionOwed.get(key) ?? 0) - event.data.amount;
-      if (left > 0) commissionOwed.set(key, left);
-      else commissionOwed.delete(key);
-      return { ...state, balance: state.balance - event.data.amount, commissionOwed };
+      const givenBack = foldCommissionDebt(commissionOwed, event);
+      const moved =
+        event.type === 'CommissionCollected'
+          ? -event.data.amount
+          : event.type === 'PayoutAdjusted'
+            ? event.data.delta + givenBack
+            : 0;
+      return { ...state, balance: state.balance + moved, commissionOwed };
     }
   }
 }
@@ -404,16 +396,22 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       return [{ type: 'PayoutAdjusted', data: { playerId: state.playerId, ...data } }];
     }
     case 'CollectCommission': {
+      // Every seat's debt of every shift but the one now running, one record per seat and shift.
       const prefix = shiftKey(command.tableId, '');
-      const current = shiftKey(command.tableId, command.currentShiftId);
       return [...state.commissionOwed]
-        .filter(([key, owed]) => key.startsWith(prefix) && key !== current && owed > 0)
-        .map(([key, owed]) => ({
+        .filter(([key, owed]) => key.startsWith(prefix) && owed > 0)
+        .map(([key, owed]) => {
+          const [shiftId, seat] = key.slice(prefix.length).split('/') as [string, string];
+          return { shiftId, seat: Number(seat), owed };
+        })
+        .filter(({ shiftId }) => shiftId !== command.currentShiftId)
+        .map(({ shiftId, seat, owed }) => ({
           type: 'CommissionCollected',
           data: {
             playerId: state.playerId,
             tableId: command.tableId,
-            shiftId: key.slice(prefix.length),
+            shiftId,
+            ...(seat > 0 ? { seat } : {}),
             amount: owed,
             dealerChangeId: command.dealerChangeId,
           },

@@ -21,7 +21,8 @@ const encodedWalletSchema = z.object({
  * then read past (the stream is folded whole), never decoded into the new shape.
  */
 export const walletSnapshots: AggregateSnapshots<WalletState> = {
-  version: 1,
+  // 2: commission owed is keyed per table, shift and seat (002), no longer per table and shift.
+  version: 2,
   encode: (state) => ({
     exists: state.exists,
     playerId: state.playerId,

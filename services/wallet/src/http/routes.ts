@@ -10,6 +10,9 @@ const walletViewSchema = z.object({
   balance: z.number().int(),
   available: z.number().int(),
   commissionOwed: z.number().int(),
+  commissionOwedBySeat: z.array(
+    z.object({ tableId: z.string(), seat: z.number().int(), amount: z.number().int() }),
+  ),
   openStakes: z.number().int(),
   version: z.string().nullable(),
 });
