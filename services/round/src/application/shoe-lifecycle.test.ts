@@ -101,6 +101,42 @@ describe('nextRoundOf', () => {
     ).toMatchObject({ code: 'ROUND_IN_PROGRESS' });
   });
 
+  it('closes the shoe after a last round voided once paid, when every bet is back at its stake', () => {
+    // ADR 0009: a paid round that is voided gives its stakes back by a resettlement, not refunds.
+    const cut = shoe({ lastRoundNumber: 3 });
+    const line = {
+      betId: 'b1',
+      playerId: 'p1',
+      type: 'player',
+      stake: 100,
+      payout: 200,
+      commission: 0,
+      commissionMode: 'deducted',
+    } as unknown as RoundState['settledLines'][number];
+    const voidedAfterPaying = round({
+      status: 'voided',
+      settlementId: 's1',
+      settledLines: [line],
+    });
+    expect(
+      refusal(() => nextRoundOf(facts({ shoe: cut, lastRound: voidedAfterPaying }))),
+    ).toMatchObject({ code: 'ROUND_IN_PROGRESS' });
+    const resettled = round({
+      ...voidedAfterPaying,
+      adjustments: [
+        { ...line, previousPayout: 200, delta: -100, payout: 100, previousCommission: 0 },
+      ],
+    });
+    expect(nextRoundOf(facts({ shoe: cut, lastRound: resettled }))).toMatchObject({
+      step: 'new-shoe',
+      shoeNumber: 2,
+    });
+    const pushed = round({ ...voidedAfterPaying, settledLines: [{ ...line, payout: 100 }] });
+    expect(nextRoundOf(facts({ shoe: cut, lastRound: pushed }))).toMatchObject({
+      step: 'new-shoe',
+    });
+  });
+
   it('refuses a closed table, and names burning as the next step of an unburnt shoe', () => {
     expect(
       refusal(() => nextRoundOf(facts({ table: { ...TABLE, status: 'closed' } }))),

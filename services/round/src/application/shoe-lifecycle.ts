@@ -68,12 +68,26 @@ export function isFinished(round: RoundState): boolean {
   return round.status === 'completed' || round.status === 'voided';
 }
 
-/** A finished round is settled when its money is too: paid, or every bet refunded. */
+/**
+ * A finished round is settled when its money is too: paid, or every bet refunded, or (voided
+ * after it was paid) every bet resettled to its stake (ADR 0009; a bet that pushed needs no
+ * resettlement, so it is what each bet now stands at that counts, not that one was recorded).
+ */
 export function isSettled(round: RoundState): boolean {
   if (round.status === 'completed') return round.settlementId !== null;
-  if (round.status === 'voided')
+  if (round.status === 'voided') {
+    if (round.settlementId !== null) return stakesGivenBack(round);
     return activeBets(round).every((bet) => round.refundedBetIds.has(bet.betId));
+  }
   return false;
+}
+
+/** Every bet of a paid round stands at its stake with no commission: what a void resettles to. */
+function stakesGivenBack(round: RoundState): boolean {
+  const standing = new Map<string, { stake: number; payout: number; commission: number }>();
+  for (const line of round.settledLines) standing.set(line.betId, line);
+  for (const adjustment of round.adjustments) standing.set(adjustment.betId, adjustment);
+  return [...standing.values()].every((bet) => bet.payout === bet.stake && bet.commission === 0);
 }
 
 /**
