@@ -172,7 +172,18 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     async () =>
       (await board.list())
         .filter((table) => !table.session)
-        .map(({ results: _results, history: _history, ...table }) => table),
+        .map(
+          // What the board keeps for its own work (the scoreboard, the session's idle clock) is
+          // not part of the table view.
+          ({
+            results: _results,
+            history: _history,
+            shufflePolicy: _shufflePolicy,
+            session: _session,
+            lastActivityAt: _lastActivityAt,
+            ...table
+          }) => table,
+        ),
   );
 
   app.get(
