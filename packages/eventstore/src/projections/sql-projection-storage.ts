@@ -1,5 +1,6 @@
 import type { EventEmitter } from 'node:events';
 import { int8Param, type SqlDriver, type SqlExecutor } from '../sql/driver.js';
+import { applyMigrationList, type Migration } from '../sql/migration-list.js';
 import { quoteSchema } from '../sql/schema-name.js';
 import {
   ProjectionOwnershipLostError,
@@ -20,7 +21,7 @@ import {
  * from the event store's, so the read side's schema moves without touching the log's. Never edit
  * a released migration: add one.
  */
-export const PROJECTION_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+export const PROJECTION_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'projection checkpoints and documents',
@@ -180,34 +181,10 @@ export async function migrateProjections(
   driver: { transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> },
   schema: string,
 ): Promise<number[]> {
-  const quoted = quoteSchema(schema);
-  return driver.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `croupier.migrate-projections:${schema}`,
-    ]);
-    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${quoted}.projection_migrations (
-         version    integer PRIMARY KEY,
-         name       text NOT NULL,
-         applied_at timestamptz NOT NULL DEFAULT now()
-       )`,
-    );
-    const applied = await tx.query<{ version: number }>(
-      `SELECT version FROM ${quoted}.projection_migrations`,
-    );
-    const done = new Set(applied.rows.map((row) => row.version));
-    const newlyApplied: number[] = [];
-    for (const migration of PROJECTION_MIGRATIONS) {
-      if (done.has(migration.version)) continue;
-      await tx.exec(migration.sql.replaceAll('{{schema}}', quoted));
-      await tx.query(
-        `INSERT INTO ${quoted}.projection_migrations (version, name) VALUES ($1, $2)`,
-        [migration.version, migration.name],
-      );
-      newlyApplied.push(migration.version);
-    }
-    return newlyApplied;
+  return applyMigrationList(driver, schema, {
+    table: 'projection_migrations',
+    lock: 'croupier.migrate-projections',
+    migrations: PROJECTION_MIGRATIONS,
   });
 }
 

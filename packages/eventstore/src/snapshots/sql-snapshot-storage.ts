@@ -1,4 +1,5 @@
 import { int8Param, type SqlExecutor } from '../sql/driver.js';
+import { applyMigrationList, type Migration } from '../sql/migration-list.js';
 import { quoteSchema } from '../sql/schema-name.js';
 import type { Snapshot, SnapshotStorage } from './snapshot-storage.js';
 
@@ -7,7 +8,7 @@ import type { Snapshot, SnapshotStorage } from './snapshot-storage.js';
  * the log's and the read models', so snapshots move without touching either. Never edit a
  * released migration: add one.
  */
-export const SNAPSHOT_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+export const SNAPSHOT_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'aggregate snapshots',
@@ -35,34 +36,10 @@ export async function migrateSnapshots(
   driver: { transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> },
   schema: string,
 ): Promise<number[]> {
-  const quoted = quoteSchema(schema);
-  return driver.transaction(async (tx) => {
-    await tx.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [
-      `croupier.migrate-snapshots:${schema}`,
-    ]);
-    await tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`);
-    await tx.query(
-      `CREATE TABLE IF NOT EXISTS ${quoted}.snapshot_migrations (
-         version    integer PRIMARY KEY,
-         name       text NOT NULL,
-         applied_at timestamptz NOT NULL DEFAULT now()
-       )`,
-    );
-    const applied = await tx.query<{ version: number }>(
-      `SELECT version FROM ${quoted}.snapshot_migrations`,
-    );
-    const done = new Set(applied.rows.map((row) => row.version));
-    const newlyApplied: number[] = [];
-    for (const migration of SNAPSHOT_MIGRATIONS) {
-      if (done.has(migration.version)) continue;
-      await tx.exec(migration.sql.replaceAll('{{schema}}', quoted));
-      await tx.query(`INSERT INTO ${quoted}.snapshot_migrations (version, name) VALUES ($1, $2)`, [
-        migration.version,
-        migration.name,
-      ]);
-      newlyApplied.push(migration.version);
-    }
-    return newlyApplied;
+  return applyMigrationList(driver, schema, {
+    table: 'snapshot_migrations',
+    lock: 'croupier.migrate-snapshots',
+    migrations: SNAPSHOT_MIGRATIONS,
   });
 }
 
