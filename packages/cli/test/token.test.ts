@@ -48,7 +48,14 @@ async function croupierProcess(env: Record<string, string>, ...argv: string[]) {
       [fileURLToPath(new URL('../croupier.js', import.meta.url)), ...argv],
       { cwd: fileURLToPath(new URL('..', import.meta.url)), env: { ...inherited, ...env } },
       (error, stdout, stderr) => {
-        resolve({ code: error === null ? 0 : (error.code as number | null), stdout, stderr });
+        // The launcher says so when it (re)builds the bundle first: on a fresh clone, or when
+        // the launcher's own test touches a source meanwhile. Not the command's output.
+        const output = stderr.replace(/^croupier: building the command line.*\n/, '');
+        resolve({
+          code: error === null ? 0 : (error.code as number | null),
+          stdout,
+          stderr: output,
+        });
       },
     );
   });
