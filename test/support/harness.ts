@@ -177,7 +177,7 @@ export async function startHarness(options: HarnessOptions): Promise<Harness> {
 
 /** Path prefixes of each service's public routes. */
 const ROUTES: readonly [RegExp, 'round' | 'wallet' | 'shoe' | 'settlement'][] = [
-  [/^\/v1\/(tables|rounds)/, 'round'],
+  [/^\/v1\/(tables|rounds|sessions)/, 'round'],
   [/^\/v1\/wallets/, 'wallet'],
   [/^\/v1\/shoes/, 'shoe'],
   [/^\/v1\/settlements/, 'wallet'],
