@@ -247,7 +247,7 @@ export function auditRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Rebuilds every read model (tables and roads, game histories, pending debits, commission owed, significant events) from the whole log into a new generation while the live one serves reads, then swaps it in',
+          'Rebuilds every read model the gateway runs (tables and roads, game histories, pending debits, commission owed, significant events, dealing deadlines) from the whole log into a new generation while the live one serves reads, then swaps it in',
         response: {
           200: z.object({
             projections: z.array(z.string()),
@@ -260,13 +260,9 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
     async () => {
       const started = performance.now();
-      const names = [
-        system.board,
-        system.history,
-        system.pending,
-        system.commissionLedger,
-        system.significantEvents,
-      ].map((projection) => projection.name);
+      // Every model this process runs, whoever added it (the fault watchdog's deadlines, the
+      // seamless wallet's owed calls): one left out would keep its old generation.
+      const names = system.readModels.status().map((model) => model.name);
       let position: bigint | null = null;
       for (const name of names) {
         const rebuilt = await system.readModels.rebuild(name);

@@ -356,12 +356,13 @@ describe('rebuilding the read models', () => {
       headers: { authorization: `Bearer ${tokens.operator!}` },
     });
     expect(response.statusCode).toBe(200);
-    expect(response.json<{ projections: string[] }>().projections).toEqual([
-      'table-board',
-      'player-history',
-      'pending-debits',
+    expect([...response.json<{ projections: string[] }>().projections].sort()).toEqual([
       'commission-ledger',
+      'dealing-watch',
+      'pending-debits',
+      'player-history',
       'significant-events',
+      'table-board',
     ]);
     expect(await live()).toEqual(before);
     expect(await durable()).toEqual(durableBefore);
