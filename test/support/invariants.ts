@@ -452,11 +452,23 @@ export async function settledEverywhere(
         open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
       if (event.type === 'RoundSettled') unsettled.delete(event.stream);
+      // Voided before settlement reached it (a void may follow completion at once), a round is
+      // closed by refunds, not settled: its stakes stay open above until they are refunded.
+      if (event.type === 'RoundVoided') unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {
+      // Name what each unsettled round holds: the next reader of a failure starts from it.
+      const held = [...unsettled].map(
+        (stream) =>
+          `${stream}: ${events
+            .filter((e) => e.stream === stream)
+            .map((e) => e.type)
+            .join(', ')}`,
+      );
       throw new Error(
-        `${open.size} stakes still open and ${unsettled.size} rounds unsettled after ${timeoutMs} ms`,
+        `${open.size} stakes still open and ${unsettled.size} rounds unsettled after ${timeoutMs} ms` +
+          (held.length > 0 ? ` (${held.join('; ')})` : ''),
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
