@@ -1,13 +1,17 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { presetConfig, streams } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/index.js';
+import {
+  CHROMIUM,
+  chromiumAvailable as available,
+  launchChromium,
+  type HeadlessChromium,
+} from './support/chromium.js';
 import { as, startCasino, waitForWallets, type Casino } from './support/casino.js';
 
 /**
@@ -16,16 +20,13 @@ import { as, startCasino, waitForWallets, type Casino } from './support/casino.j
  * significant events as the feed brings them, and a supervisor resuming or voiding a paused
  * round from there. Screenshots go to test-results/.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../test-results/', import.meta.url));
-const available = existsSync(CHROMIUM);
 
 let casino: Casino;
 let app: HttpApp;
 let url: string;
 const tokens: Record<string, string> = {};
-let profile: string;
-let browser: BrowserContext;
+let browser: HeadlessChromium;
 let page: Page;
 let jammed: string;
 let camera: string;
@@ -74,22 +75,8 @@ beforeAll(async () => {
   tokens['supervisor'] = await system.tokens.issue({ id: 'sue', role: 'supervisor' });
   tokens['regulator'] = await system.tokens.issue({ id: 'rita', role: 'regulator' });
   await mkdir(SCREENSHOTS, { recursive: true });
-  profile = await mkdtemp(join(tmpdir(), 'console-pit-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
+  browser = await launchChromium('console-pit-chromium-');
+  page = browser.page;
   // A step that cannot happen fails in a few seconds, naming itself, before the test's timeout.
   page.setDefaultTimeout(10_000);
 }, 240_000);
@@ -97,7 +84,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!available) return;
   await browser.close();
-  await rm(profile, { recursive: true, force: true });
   await app.close();
   await casino.close();
 });

@@ -1,15 +1,19 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RoundAudit } from '@croupier/audit';
 import { rankOf, type Card } from '@croupier/baccarat';
 import { presetConfig } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/index.js';
+import {
+  CHROMIUM,
+  chromiumAvailable as available,
+  launchChromium,
+  type HeadlessChromium,
+} from './support/chromium.js';
 import { as, playShoe, startCasino, waitForWallets, type Casino } from './support/casino.js';
 
 /**
@@ -17,16 +21,13 @@ import { as, playShoe, startCasino, waitForWallets, type Casino } from './suppor
  * against the real gateway on an ephemeral port: a round played through the services is
  * audited, a shoe replayed, a table's roads drawn; screenshots go to test-results/.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = fileURLToPath(new URL('../test-results/', import.meta.url));
-const available = existsSync(CHROMIUM);
 
 let casino: Casino;
 let app: HttpApp;
 let url: string;
 let token: string;
-let profile: string;
-let browser: BrowserContext;
+let browser: HeadlessChromium;
 let page: Page;
 let liveRounds: string[];
 let soloShoe: string;
@@ -75,28 +76,13 @@ beforeAll(async () => {
   url = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;
   token = await system.tokens.issue({ id: 'olga', role: 'operator' });
   await mkdir(SCREENSHOTS, { recursive: true });
-  profile = await mkdtemp(join(tmpdir(), 'console-chromium-'));
-  browser = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1400, height: 1000 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  page = browser.pages()[0] ?? (await browser.newPage());
+  browser = await launchChromium('console-chromium-');
+  page = browser.page;
 }, 240_000);
 
 afterAll(async () => {
   if (!available) return;
   await browser.close();
-  await rm(profile, { recursive: true, force: true });
   await app.close();
   await casino.close();
 });
