@@ -9,6 +9,7 @@ import {
   tableIdSchema,
   uuidSchema,
 } from './ids.js';
+import { publishedJsonSchema } from './json-schema.js';
 import { bankerModeSchema, betTypeSchema, currencySchema } from './table-config.js';
 
 /**
@@ -127,11 +128,9 @@ export const SETTLEMENT_MESSAGE_JSON_SCHEMA_ID = 'urn:croupier:settlement-messag
 
 /** The message contract as JSON Schema (draft 2020-12), for wallet systems not written in TypeScript. */
 export function settlementMessageJsonSchema(): Record<string, unknown> {
-  const { $schema, ...rest } = z.toJSONSchema(settlementMessageSchema) as Record<string, unknown>;
-  return {
-    $schema,
-    $id: SETTLEMENT_MESSAGE_JSON_SCHEMA_ID,
-    title: 'Croupier settlement message, v1',
-    ...rest,
-  };
+  return publishedJsonSchema(
+    settlementMessageSchema,
+    SETTLEMENT_MESSAGE_JSON_SCHEMA_ID,
+    'Croupier settlement message, v1',
+  );
 }

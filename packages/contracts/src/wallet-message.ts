@@ -8,6 +8,7 @@ import {
   tableIdSchema,
   uuidSchema,
 } from './ids.js';
+import { publishedJsonSchema } from './json-schema.js';
 import { currencySchema } from './table-config.js';
 
 /**
@@ -141,11 +142,9 @@ export const WALLET_MESSAGE_JSON_SCHEMA_ID = 'urn:croupier:settlement-message:v2
 
 /** The public message contract as JSON Schema (draft 2020-12). */
 export function walletMessageJsonSchema(): Record<string, unknown> {
-  const { $schema, ...rest } = z.toJSONSchema(walletMessageSchema) as Record<string, unknown>;
-  return {
-    $schema,
-    $id: WALLET_MESSAGE_JSON_SCHEMA_ID,
-    title: 'Croupier settlement message, v2',
-    ...rest,
-  };
+  return publishedJsonSchema(
+    walletMessageSchema,
+    WALLET_MESSAGE_JSON_SCHEMA_ID,
+    'Croupier settlement message, v2',
+  );
 }
