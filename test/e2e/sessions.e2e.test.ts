@@ -54,6 +54,9 @@ describe('player sessions (003, 004)', () => {
     return response.body;
   };
   const expectAudited = async (round: RoundView) => {
+    // The audit judges a settled round: in the distributed run the payouts reach the wallet
+    // through the ledger queue a moment after the deal answers, so wait until every stake is closed.
+    await settledEverywhere(harness.store);
     const regulator = harness.api.as('regulator');
     const audit = expectStatus(
       await regulator.get<Verdict>(`/v1/audit/rounds/${round.roundId}`),
