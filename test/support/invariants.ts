@@ -452,9 +452,6 @@ export async function settledEverywhere(
         open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
       if (event.type === 'RoundSettled') unsettled.delete(event.stream);
-      // Voided before settlement reached it (a void may follow completion at once), a round is
-      // closed by refunds, not settled: its stakes stay open above until they are refunded.
-      if (event.type === 'RoundVoided') unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {

@@ -131,6 +131,15 @@ describe('settlement decider', () => {
       .then([]);
   });
 
+  it('settles a round voided after it completed, whenever the void was recorded', () => {
+    const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
+    const [settled] = settlementDecider.decide(
+      { type: 'SettleRound', settlementId: SETTLEMENT },
+      spec.stateAfter([...history, completed, voided]),
+    );
+    expect(settled?.type).toBe('RoundSettled');
+  });
+
   it('refunds cleared bets and leaves them out of the settlement', () => {
     const cleared: RoundEvent = {
       type: 'BetsCleared',

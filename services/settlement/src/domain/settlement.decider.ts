@@ -191,7 +191,10 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
   if (state.rules === null) throw new DomainError('ROUND_NOT_FOUND', 'no such round');
   switch (command.type) {
     case 'SettleRound': {
-      if (state.settlementId !== null || state.voided) return [];
+      // A round voided after it completed is settled all the same, then resettled to its stakes
+      // by the void (ADR 0009): the record does not depend on whether the void reached the log
+      // before this reactor handled the completion. Voided before completing: nothing to settle.
+      if (state.settlementId !== null || (state.voided && state.completed === null)) return [];
       if (state.completed === null)
         throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not complete`);
       const lines = settlementLines(state);
