@@ -19,7 +19,7 @@ describe('API friction', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({ store: 'memory' });
-    await fund(harness.api, ['fay'], 1_000_000);
+    await fund(harness.api, ['fern'], 1_000_000);
   });
   afterAll(async () => {
     await harness.close();
@@ -80,7 +80,7 @@ describe('API friction', () => {
       reached: true,
       reachedInRound: 1,
     });
-    expect(expectStatus(await api.as('player', 'fay').get('/v1/shoes/fr-scan.1'), 200)).toEqual(
+    expect(expectStatus(await api.as('player', 'fern').get('/v1/shoes/fr-scan.1'), 200)).toEqual(
       shoe,
     );
     expect((await emptyJsonPost(`/v1/rounds/${roundId}/confirm`)).status).toBe(200);
@@ -112,7 +112,7 @@ describe('API friction', () => {
     ];
     expect(bets).toHaveLength(15);
     const placed = expectStatus(
-      await api.as('player', 'fay').post<RoundView>(`/v1/rounds/${round.roundId}/bets`, { bets }),
+      await api.as('player', 'fern').post<RoundView>(`/v1/rounds/${round.roundId}/bets`, { bets }),
       201,
     );
     expect(placed.bets).toHaveLength(15);
@@ -126,7 +126,7 @@ describe('API friction', () => {
       betId: randomUUID(),
     }));
     const refused = await api
-      .as('player', 'fay')
+      .as('player', 'fern')
       .post(`/v1/rounds/${touch.roundId}/bets`, { bets: four });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({

@@ -14,7 +14,7 @@ import {
   type RoundView,
 } from '../support/play.js';
 
-const PLAYERS = ['ana', 'ben', 'chen', 'dora', 'eli', 'fay', 'gus'];
+const PLAYERS = ['abe', 'bix', 'chen', 'dora', 'eno', 'fae', 'guy'];
 const SIDE_BETS = Object.entries(PRESETS.live.bets).filter(
   ([type]) => !['player', 'banker', 'tie'].includes(type),
 );

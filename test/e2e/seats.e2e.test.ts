@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
+import { startHarness, type Harness } from '../support/harness.js';
 import { checkMoney, settledEverywhere } from '../support/invariants.js';
 import {
   expectStatus,
@@ -93,101 +93,94 @@ describe('seats of a land-based table (002)', () => {
     expectStatus(await harness.api.as('dealer').post(`/v1/rounds/${round.roundId}/deal`), 200);
   });
 
-  // Known defect, open (2026-12-01): in the distributed run this test failed in two of three full
-  // runs (never alone, never in the one-process run): once every stake looked closed, a winning
-  // bet's PayoutCredited was not in the log read and money did not add up by that stake. Until it
-  // is understood the distributed run skips it, saying so; the one-process run keeps it.
-  it.skipIf(DEPLOYMENT === 'distributed')(
-    'commission is owed per seat and collected per seat at the dealer change; the audit verifies it (distributed run: skipped, a known open defect)',
-    async () => {
-      const { api } = harness;
-      // cy (seat 3) moves to seat 6 between rounds: each seat owes what its own Banker wins accrued.
-      let seatThree = 0;
-      let seatSix = 0;
-      const winning: string[] = [];
-      for (let i = 0; i < 60 && (seatThree === 0 || seatSix === 0); i++) {
-        const seat = seatThree === 0 ? 3 : 6;
-        if (seat === 6 && seatSix === 0 && i > 0) {
-          const view = expectStatus(
-            await api.as('player', 'cy').get<SeatsView>('/v1/tables/seats-e2e/seats'),
-            200,
-          );
-          if (view.seats.find((s) => s.playerId === 'cy')?.seat === 3) {
-            expectStatus(await api.as('player', 'cy').delete('/v1/tables/seats-e2e/seats/3'), 200);
-            expectStatus(await api.as('player', 'fay').delete('/v1/tables/seats-e2e/seats/6'), 200);
-            expectStatus(await take('cy', 6), 201);
-          }
-        }
-        const played: RoundView = await playRound(api, 'seats-e2e', {
-          cy: [{ type: 'banker', amount: 10_000 }],
-        });
-        if (played.result!.winner === 'banker') {
-          winning.push(played.roundId);
-          if (seat === 3) seatThree += 500;
-          else seatSix += 500;
-        }
-      }
-      expect(seatThree).toBeGreaterThan(0);
-      expect(seatSix).toBeGreaterThan(0);
-      await settledEverywhere(harness.store);
-      const owing = await vi.waitFor(
-        async () => {
-          const wallet = expectStatus(
-            await api.as('operator').get<WalletView>('/v1/wallets/cy'),
-            200,
-          );
-          expect(wallet.commissionOwed).toBe(seatThree + seatSix);
-          return wallet;
-        },
-        { timeout: 10_000, interval: 50 },
-      );
-      expect(owing.commissionOwedBySeat.sort((a, b) => a.seat - b.seat)).toEqual([
-        { tableId: 'seats-e2e', seat: 3, amount: seatThree },
-        { tableId: 'seats-e2e', seat: 6, amount: seatSix },
-      ]);
-      expectStatus(
-        await api.as('supervisor').post('/v1/tables/seats-e2e/dealer', { dealerId: 'dealer-2' }),
-        200,
-      );
-      const collected = await vi.waitFor(
-        async () => {
-          const wallet = expectStatus(
-            await api.as('operator').get<WalletView>('/v1/wallets/cy'),
-            200,
-          );
-          expect(wallet.commissionOwed).toBe(0);
-          return wallet;
-        },
-        { timeout: 10_000, interval: 50 },
-      );
-      expect(collected.balance).toBe(owing.balance - seatThree - seatSix);
-      // One collection per seat, each what that seat owed.
-      const events = await harness.store.readStream('wallet-cy');
-      const collections = events
-        .filter((e) => e.type === 'CommissionCollected')
-        .map((e) => e.data as { seat: number; amount: number })
-        .map(({ seat, amount }) => ({ seat, amount }))
-        .sort((a, b) => a.seat - b.seat);
-      expect(collections).toEqual([
-        { seat: 3, amount: seatThree },
-        { seat: 6, amount: seatSix },
-      ]);
-      const regulator = api.as('regulator');
-      const wallet = expectStatus(
-        await regulator.get<{ verdict: { ok: boolean; findings: unknown[] } }>(
-          '/v1/audit/wallets/cy',
-        ),
-        200,
-      );
-      expect(wallet.verdict.findings).toEqual([]);
-      for (const roundId of winning) {
-        const audit = expectStatus(
-          await regulator.get<{ verdict: { findings: unknown[] } }>(`/v1/audit/rounds/${roundId}`),
+  it('commission is owed per seat and collected per seat at the dealer change; the audit verifies it', async () => {
+    const { api } = harness;
+    // cy (seat 3) moves to seat 6 between rounds: each seat owes what its own Banker wins accrued.
+    let seatThree = 0;
+    let seatSix = 0;
+    const winning: string[] = [];
+    for (let i = 0; i < 60 && (seatThree === 0 || seatSix === 0); i++) {
+      const seat = seatThree === 0 ? 3 : 6;
+      if (seat === 6 && seatSix === 0 && i > 0) {
+        const view = expectStatus(
+          await api.as('player', 'cy').get<SeatsView>('/v1/tables/seats-e2e/seats'),
           200,
         );
-        expect(audit.verdict.findings).toEqual([]);
+        if (view.seats.find((s) => s.playerId === 'cy')?.seat === 3) {
+          expectStatus(await api.as('player', 'cy').delete('/v1/tables/seats-e2e/seats/3'), 200);
+          expectStatus(await api.as('player', 'fay').delete('/v1/tables/seats-e2e/seats/6'), 200);
+          expectStatus(await take('cy', 6), 201);
+        }
       }
-      expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
-    },
-  );
+      const played: RoundView = await playRound(api, 'seats-e2e', {
+        cy: [{ type: 'banker', amount: 10_000 }],
+      });
+      if (played.result!.winner === 'banker') {
+        winning.push(played.roundId);
+        if (seat === 3) seatThree += 500;
+        else seatSix += 500;
+      }
+    }
+    expect(seatThree).toBeGreaterThan(0);
+    expect(seatSix).toBeGreaterThan(0);
+    await settledEverywhere(harness.store);
+    const owing = await vi.waitFor(
+      async () => {
+        const wallet = expectStatus(
+          await api.as('operator').get<WalletView>('/v1/wallets/cy'),
+          200,
+        );
+        expect(wallet.commissionOwed).toBe(seatThree + seatSix);
+        return wallet;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(owing.commissionOwedBySeat.sort((a, b) => a.seat - b.seat)).toEqual([
+      { tableId: 'seats-e2e', seat: 3, amount: seatThree },
+      { tableId: 'seats-e2e', seat: 6, amount: seatSix },
+    ]);
+    expectStatus(
+      await api.as('supervisor').post('/v1/tables/seats-e2e/dealer', { dealerId: 'dealer-2' }),
+      200,
+    );
+    const collected = await vi.waitFor(
+      async () => {
+        const wallet = expectStatus(
+          await api.as('operator').get<WalletView>('/v1/wallets/cy'),
+          200,
+        );
+        expect(wallet.commissionOwed).toBe(0);
+        return wallet;
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(collected.balance).toBe(owing.balance - seatThree - seatSix);
+    // One collection per seat, each what that seat owed.
+    const events = await harness.store.readStream('wallet-cy');
+    const collections = events
+      .filter((e) => e.type === 'CommissionCollected')
+      .map((e) => e.data as { seat: number; amount: number })
+      .map(({ seat, amount }) => ({ seat, amount }))
+      .sort((a, b) => a.seat - b.seat);
+    expect(collections).toEqual([
+      { seat: 3, amount: seatThree },
+      { seat: 6, amount: seatSix },
+    ]);
+    const regulator = api.as('regulator');
+    const wallet = expectStatus(
+      await regulator.get<{ verdict: { ok: boolean; findings: unknown[] } }>(
+        '/v1/audit/wallets/cy',
+      ),
+      200,
+    );
+    expect(wallet.verdict.findings).toEqual([]);
+    for (const roundId of winning) {
+      const audit = expectStatus(
+        await regulator.get<{ verdict: { findings: unknown[] } }>(`/v1/audit/rounds/${roundId}`),
+        200,
+      );
+      expect(audit.verdict.findings).toEqual([]);
+    }
+    expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
+  });
 });

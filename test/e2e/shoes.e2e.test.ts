@@ -24,7 +24,7 @@ describe('shoes: a dealer starts one, a supervisor closes one, each in its turn'
     await openTable(harness.api, 'shoe-rng', 'generic');
     await openTable(harness.api, 'shoe-scan', 'generic', { cardSource: 'scanner' });
     await openTable(harness.api, 'shoe-single', 'single-deck');
-    await fund(harness.api, ['sol'], 100_000);
+    await fund(harness.api, ['sly'], 100_000);
   });
   afterAll(async () => {
     await harness.close();
@@ -54,7 +54,7 @@ describe('shoes: a dealer starts one, a supervisor closes one, each in its turn'
     // Not while its round is being played either; then closed by a supervisor, the next starts.
     await refused(() => startShoe('shoe-rng'), 'SHOE_NOT_FINISHED');
     expectStatus(
-      await placeBets(harness.api, round.roundId, 'sol', [{ type: 'tie', amount: 100 }]),
+      await placeBets(harness.api, round.roundId, 'sly', [{ type: 'tie', amount: 100 }]),
       201,
     );
     await harness.api.as('dealer').post(`/v1/rounds/${round.roundId}/close-betting`);

@@ -327,6 +327,13 @@ async function headPosition(store: EventStore): Promise<bigint | undefined> {
  * file's own streams, those whose first event came after `joined`, where a shoe or round stream
  * counts only if its table's stream is the file's too (an earlier file's every-round table may
  * start its next shoe after that file ended). The rest of the store is passed through.
+ *
+ * A player's wallet is the file's only if the file made it: files on the shared deployment play
+ * players of their own. One that plays a player an earlier file played (the same name) would find
+ * part of that wallet's money not its own, and would lose its own stakes and payouts from its
+ * reads; so a read that finds the file's money on such a wallet (a deposit or withdrawal, or an
+ * event naming one of its rounds or tables) fails, naming the player. Credits of an earlier
+ * file's rounds that land late name those rounds and stay out, unremarked.
  */
 function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): EventStore {
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
@@ -345,6 +352,22 @@ function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): Eve
       const game = /^(?:shoe|round)-([^.]+)\./.exec(stream);
       return game === null || created.has(`table-${game[1]!}`);
     };
+    const shared = new Set<string>();
+    for (const event of events) {
+      if (created.has(event.stream) || !event.stream.startsWith('wallet-')) continue;
+      const { roundId, tableId } = event.data as { roundId?: unknown; tableId?: unknown };
+      if (
+        event.type === 'FundsDeposited' ||
+        event.type === 'FundsWithdrawn' ||
+        (typeof roundId === 'string' && own(`round-${roundId}`)) ||
+        (typeof roundId !== 'string' && typeof tableId === 'string' && own(`table-${tableId}`))
+      )
+        shared.add(event.stream.slice('wallet-'.length));
+    }
+    if (shared.size > 0)
+      throw new Error(
+        `this file plays ${[...shared].join(', ')}, whose wallets an earlier file on the run's shared deployment made: give the file players of its own (its reads of the log would miss their money)`,
+      );
     const { after, filter, limit } = options;
     const selected = events.filter(
       (e) =>
