@@ -69,9 +69,13 @@ describe('session timeout', () => {
       await harness.api.as('player', player).post<SessionView>('/v1/sessions', { preset }),
       201,
     );
-  const sessionRound = async (player: string, sessionId: string): Promise<RoundView> =>
-    (await harness.api.as('player', player).post<RoundView>(`/v1/sessions/${sessionId}/rounds`))
-      .body;
+  const sessionRound = async (player: string, sessionId: string): Promise<RoundView> => {
+    const response = await harness.api
+      .as('player', player)
+      .post<RoundView>(`/v1/sessions/${sessionId}/rounds`);
+    expect([200, 201], JSON.stringify(response.body)).toContain(response.status);
+    return response.body;
+  };
 
   it('an idle session times out, even across a restart: its round is finished by the rules', async () => {
     const { api } = harness;

@@ -198,20 +198,31 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
   if (fits) return joinSharedCluster(shared);
   const postgres = await isolatedPostgres('dist');
   const redis = await startRedisServer({ persistent: true });
-  const cluster = await Cluster.create({
-    databaseUrl: postgres.connectionString,
-    schema: postgres.schema,
-    redisUrl: redis.url,
-    redisPrefix: postgres.schema,
-    logDir: mkdtempSync(join(tmpdir(), 'croupier-dist-')),
-    env: { ORPHAN_GRACE_MS: '0', ...options.env },
-    gateway: options.gateway ?? false,
-  });
-  const store = await createEventStore({
-    kind: 'postgres',
-    connectionString: postgres.connectionString,
-    schema: postgres.schema,
-  });
+  let cluster: Cluster | null = null;
+  let store: EventStore;
+  try {
+    cluster = await Cluster.create({
+      databaseUrl: postgres.connectionString,
+      schema: postgres.schema,
+      redisUrl: redis.url,
+      redisPrefix: postgres.schema,
+      logDir: mkdtempSync(join(tmpdir(), 'croupier-dist-')),
+      env: { ORPHAN_GRACE_MS: '0', ...options.env },
+      gateway: options.gateway ?? false,
+    });
+    store = await createEventStore({
+      kind: 'postgres',
+      connectionString: postgres.connectionString,
+      schema: postgres.schema,
+    });
+  } catch (error) {
+    // A harness that could not start leaves no process, Redis or schema behind (the file's
+    // afterAll has no harness to close).
+    await cluster?.stop();
+    await redis.cleanup();
+    await postgres.drop();
+    throw error;
+  }
   const route = (path: string) => {
     const match = ROUTES.find(([pattern]) => pattern.test(path));
     if (match !== undefined) return cluster.url(match[1]);
