@@ -17,6 +17,7 @@ import {
   type TableConfig,
   type TableEvent,
   type TableSession,
+  type WalletMode,
   type WalletPort,
 } from '@croupier/contracts';
 import {
@@ -94,12 +95,20 @@ export class RoundService {
   private readonly hints = new SequenceHints();
   private readonly bets: BetWorkflow;
 
+  private readonly walletMode: WalletMode;
+
+  /**
+   * `walletMode` (WALLET_MODE): who holds the players' money. In seamless mode a table whose
+   * commission is accrued is refused at opening (ADR 0029). Default transfer.
+   */
   constructor(
     private readonly commands: CommandHandler,
     private readonly shoes: ShoePort,
     wallets: WalletPort,
+    options: { readonly walletMode?: WalletMode } = {},
   ) {
     this.bets = new BetWorkflow(commands, wallets);
+    this.walletMode = options.walletMode ?? 'transfer';
   }
 
   // --- tables -------------------------------------------------------------------------------
@@ -108,6 +117,15 @@ export class RoundService {
     input: { tableId: string; config: TableConfig; dealing: Dealing; session?: TableSession },
     context: CommandContext,
   ): Promise<TableState> {
+    // Accrued commission is a debt Croupier's wallet holds back from what the player can spend
+    // until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
+    // the debt could be spent before it is collected (ADR 0029).
+    if (this.walletMode === 'seamless' && input.config.commission === 'accrued')
+      throw new DomainError(
+        'INVALID_TABLE_CONFIG',
+        "config.commission: accrued commission (the land-based preset) is not supported in seamless mode (WALLET_MODE=seamless): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; open the table with commission 'deducted'",
+        { field: 'config.commission', walletMode: this.walletMode },
+      );
     const { state } = await this.table(
       input.tableId,
       { type: 'OpenTable', ...input, shiftId: randomId() },
