@@ -5,6 +5,9 @@ import {
   streams,
   type OperatorWalletEvent,
 } from '@croupier/contracts';
+import { auditOperatorWallet, auditRound, replayShoe, type Verdict } from '@croupier/audit';
+import { chainHash, GENESIS_HASH, type RecordedEvent } from '@croupier/eventstore';
+import { loadOperatorWalletEvidence, loadRoundEvidence, loadShoeEvidence } from '@croupier/gateway';
 import { HttpOperatorWallet } from '@croupier/wallet';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
@@ -24,6 +27,39 @@ import {
 } from '../support/seamless-wallet.js';
 
 const START = 100_000;
+
+const findingsOf = (verdict: Verdict): string[] =>
+  verdict.findings.map((f) => `${f.check}/${f.code}`);
+
+const copyEvent = (event: RecordedEvent): RecordedEvent => ({
+  ...event,
+  data: structuredClone(event.data),
+  metadata: structuredClone(event.metadata),
+});
+
+/** Records with the first of a type edited in place. */
+const edited =
+  (type: string, edit: (data: Record<string, unknown>) => void) => (records: RecordedEvent[]) => {
+    const found = records.find((r) => r.type === type);
+    if (found === undefined) throw new Error(`no ${type} to edit`);
+    edit(found.data as Record<string, unknown>);
+    return records;
+  };
+
+/**
+ * What an insider who can write the database does to hide an edit: every hash of the stream
+ * computed again from the genesis, revisions renumbered, so the chain verifies.
+ */
+function rechain(events: RecordedEvent[]): RecordedEvent[] {
+  let prevHash = GENESIS_HASH;
+  return events.map((event, index) => {
+    const metadata: Record<string, unknown> = { ...event.metadata, prevHash };
+    delete metadata['hash'];
+    const hash = chainHash(prevHash, { type: event.type, data: event.data, metadata });
+    prevHash = hash;
+    return { ...event, revision: BigInt(index), metadata: { ...metadata, hash } };
+  });
+}
 
 /**
  * Seamless mode (ADR 0026): the example operator wallet on PostgreSQL holds the balances, behind
@@ -401,6 +437,81 @@ describe('seamless mode against the example operator wallet', () => {
     const credits = (await wallet.callsOf(lost.betId)).filter((c) => c.call === 'credit');
     expect(credits).toEqual([{ call: 'credit', state: 'applied', amount: 0 }]);
     await expectAuditPasses(next.roundId);
+  });
+
+  it('a record of the trail removed or altered, even re-hashed, fails the wallet audit, the round audit and the shoe replay', async () => {
+    const ivy = await player('ivy');
+    const round = await openRound(harness.api, 'seam');
+    const bet = { betId: randomUUID(), type: 'player', amount: 1_200 };
+    expectStatus(await placeBets(harness.api, round.roundId, ivy, [bet]), 201);
+    await closeAndDeal(round.roundId);
+    await drained(ivy);
+
+    // The player's whole trail, as an insider would rewrite it: edited, then re-hashed.
+    const evidence = (await loadOperatorWalletEvidence(harness.store, ivy))!;
+    expect(auditOperatorWallet(evidence).verdict.findings).toEqual([]);
+    const walletAudit = (edit: (records: RecordedEvent[]) => RecordedEvent[]) =>
+      findingsOf(
+        auditOperatorWallet({
+          ...evidence,
+          records: rechain(edit(evidence.records.map(copyEvent))),
+        }).verdict,
+      );
+    const withoutType = (type: string) => (records: RecordedEvent[]) =>
+      records.filter((r) => r.type !== type);
+    expect(walletAudit(withoutType('OperatorDebitConfirmed'))).toContain('debits/DEBIT_UNMATCHED');
+    expect(walletAudit(withoutType('OperatorCreditRequested'))).toContain('debits/DEBIT_UNMATCHED');
+    expect(walletAudit(edited('OperatorDebitConfirmed', (d) => (d.amount = 1)))).toContain(
+      'debits/DEBIT_UNMATCHED',
+    );
+    expect(
+      walletAudit(edited('OperatorCreditRequested', (d) => (d.amount = Number(d.amount) + 500))),
+    ).toContain('debits/CREDIT_MISMATCH');
+
+    // The round audit and the shoe replay read the same records.
+    const roundEvidence = (await loadRoundEvidence(harness.store, round.roundId))!;
+    expect(auditRound(roundEvidence).verdict.findings).toEqual([]);
+    const ofIvy = (records: readonly RecordedEvent[] | null | undefined) =>
+      (records ?? []).map(copyEvent).filter((r) => r.stream === streams.operatorWallet(ivy));
+    const others = (records: readonly RecordedEvent[] | null | undefined) =>
+      (records ?? []).filter((r) => r.stream !== streams.operatorWallet(ivy));
+    const roundAudit = (edit: (records: RecordedEvent[]) => RecordedEvent[]) =>
+      findingsOf(
+        auditRound({
+          ...roundEvidence,
+          operatorWallet: [
+            ...others(roundEvidence.operatorWallet),
+            ...edit(ofIvy(roundEvidence.operatorWallet)),
+          ],
+        }).verdict,
+      );
+    expect(roundAudit(withoutType('OperatorCreditRequested'))).toContain('debits/DEBIT_UNMATCHED');
+    expect(
+      roundAudit(edited('OperatorCreditRequested', (d) => (d.amount = Number(d.amount) + 500))),
+    ).toContain('debits/CREDIT_MISMATCH');
+    // Every record of the round gone: the round falls back to Croupier's wallet, which holds none.
+    expect(findingsOf(auditRound({ ...roundEvidence, operatorWallet: null }).verdict)).toContain(
+      'debits/DEBIT_UNMATCHED',
+    );
+
+    const shoeEvidence = (await loadShoeEvidence(harness.store, round.shoeId))!;
+    expect(
+      findingsOf(replayShoe(shoeEvidence).verdict).filter((f) => f.startsWith('debits')),
+    ).toEqual([]);
+    const shoeReplay = (edit: (records: RecordedEvent[]) => RecordedEvent[]) =>
+      findingsOf(
+        replayShoe({
+          ...shoeEvidence,
+          operatorWallet: [
+            ...others(shoeEvidence.operatorWallet),
+            ...edit(ofIvy(shoeEvidence.operatorWallet)),
+          ],
+        }).verdict,
+      );
+    expect(shoeReplay(withoutType('OperatorDebitConfirmed'))).toContain('debits/DEBIT_UNMATCHED');
+    expect(
+      shoeReplay(edited('OperatorCreditRequested', (d) => (d.amount = Number(d.amount) + 500))),
+    ).toContain('debits/CREDIT_MISMATCH');
   });
 
   it('a played shoe with voids and disputes: every round audit passes, the operator holds what the records imply', async () => {

@@ -125,7 +125,7 @@ const descriptions = {
     meaning:
       "The deployment runs in seamless mode (WALLET_MODE=seamless): the operator's own wallet holds every player's balance, and Croupier debits and credits it directly. Croupier's wallet holds no money, so nothing can be deposited into or withdrawn from it: move the money in the operator's wallet.",
     example:
-      "deposits are refused in seamless mode: the operator's wallet holds the players' money (WALLET_MODE=seamless)",
+      "deposits are refused in seamless mode: the operator's wallet holds the players' money",
   },
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',

@@ -126,7 +126,7 @@ export class WalletService implements WalletPort {
     if (this.mode !== 'seamless') return;
     throw new DomainError(
       'HELD_BY_OPERATOR_WALLET',
-      `${movement} are refused in seamless mode: the operator's wallet holds the players' money (WALLET_MODE=seamless); move ${playerId}'s money there`,
+      `${movement} are refused in seamless mode: the operator's wallet holds the players' money`,
       { playerId, walletMode: this.mode },
     );
   }
