@@ -254,6 +254,11 @@ export class System {
     const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
     this.subscriptions.push(
       startSettlementReactor(this.commands, report('settlement'), settling),
+      // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is
+      // published to it. The operator's wallet gets its calls from the feed and the outbox.
+      ...(this.seamless === null
+        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling)]
+        : []),
       startCommissionCollector(
         this.store,
         this.readModels,
@@ -262,13 +267,7 @@ export class System {
         report('commission-collector'),
       ),
     );
-    // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is published
-    // to it. The operator's wallet gets its calls from the feed and the outbox instead.
-    if (this.seamless === null)
-      this.subscriptions.push(
-        startOutbox(this.store, this.bus, report('settlement-outbox'), settling),
-      );
-    else this.subscriptions.push(this.seamless.start());
+    if (this.seamless !== null) this.subscriptions.push(this.seamless.start());
     if (this.publicBus !== null)
       this.subscriptions.push(
         startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
