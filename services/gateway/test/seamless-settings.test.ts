@@ -1,4 +1,5 @@
 import { DomainError, presetConfig, streams } from '@croupier/contracts';
+import { MemoryEventStore } from '@croupier/eventstore';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/index.js';
 import { as, startCasino, TEST_SECRETS, type Casino } from './support/casino.js';
@@ -98,5 +99,31 @@ describe('seamless mode refusals', () => {
       as('olga', 'operator'),
     );
     expect(opened.config?.commission).toBe('deducted');
+  });
+
+  it('refuses a round at an accrued-commission table opened before the deployment turned seamless', async () => {
+    const store = new MemoryEventStore();
+    const before = await startCasino(store);
+    await before.system.rounds.openTable(
+      {
+        tableId: 'old-salon',
+        config: presetConfig('land-based'),
+        dealing: { mode: 'manual', bettingWindowMs: 0 },
+      },
+      as('olga', 'operator'),
+    );
+    await before.close();
+    const after = await startCasino(store, SEAMLESS);
+    try {
+      const refusal: unknown = await after.system.rounds
+        .openRound('old-salon', as('dan', 'dealer'))
+        .catch((error: unknown) => error);
+      expect(refusal).toMatchObject({ code: 'INVALID_TABLE_CONFIG' });
+      expect((refusal as Error).message).toContain('seamless mode');
+      expect(await store.readStream(streams.shoe('old-salon.1'))).toEqual([]);
+    } finally {
+      await after.close();
+      await store.close();
+    }
   });
 });

@@ -120,12 +120,7 @@ export class RoundService {
     // Accrued commission is a debt Croupier's wallet holds back from what the player can spend
     // until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
     // the debt could be spent before it is collected (ADR 0029).
-    if (this.walletMode === 'seamless' && input.config.commission === 'accrued')
-      throw new DomainError(
-        'INVALID_TABLE_CONFIG',
-        "config.commission: accrued commission (the land-based preset) is not supported in seamless mode (WALLET_MODE=seamless): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; open the table with commission 'deducted'",
-        { field: 'config.commission', walletMode: this.walletMode },
-      );
+    this.requireCommissionTheWalletHolds(input.config);
     const { state } = await this.table(
       input.tableId,
       { type: 'OpenTable', ...input, shiftId: randomId() },
@@ -205,7 +200,10 @@ export class RoundService {
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
    */
   async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
-    requireMayDeal(await this.cachedTable(tableId), context);
+    const table = await this.cachedTable(tableId);
+    requireMayDeal(table, context);
+    // A table opened before the deployment turned to seamless mode plays no more rounds.
+    if (table.config !== null) this.requireCommissionTheWalletHolds(table.config);
     try {
       return await this.openRoundOn(await this.tableShoe(tableId, 'as-seen'), context);
     } catch (error) {
@@ -767,6 +765,20 @@ export class RoundService {
   }
 
   /** The table as this process last saw it: who owns it never changes (ADR 0020). */
+  /**
+   * Accrued commission is a debt Croupier's wallet holds back from what the player can spend
+   * until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
+   * the debt could be spent before it is collected (ADR 0029). Refused in seamless mode.
+   */
+  private requireCommissionTheWalletHolds(config: TableConfig): void {
+    if (this.walletMode !== 'seamless' || config.commission !== 'accrued') return;
+    throw new DomainError(
+      'INVALID_TABLE_CONFIG',
+      "config.commission: accrued commission (the land-based preset) is not supported in seamless mode (WALLET_MODE=seamless): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; use commission 'deducted'",
+      { field: 'config.commission', walletMode: this.walletMode },
+    );
+  }
+
   private async cachedTable(tableId: string): Promise<TableState> {
     const table = await this.commands.ask(tableAggregate, streams.table(tableId), (t) => t);
     if (table.status === 'none') throw new DomainError('TABLE_NOT_FOUND', `no table "${tableId}"`);
