@@ -29,3 +29,4 @@ export * from './wallet-audit.js';
 export * from './significant-events.js';
 export * from './checkpoint.js';
 export { checkOperatorStakes, isOperatorWalletEventOf } from './operator-wallet-check.js';
+export * from './operator-wallet-audit.js';

@@ -32,7 +32,10 @@ export function checkOperatorStakes(
   round: readonly RecordedEvent[],
   operator: readonly RecordedEvent[],
   verdict: VerdictBuilder,
+  /** Only this player's stakes (a wallet audit); default every player's (a round audit). */
+  options: { readonly player?: string } = {},
 ): void {
+  const mine = (playerId: string) => options.player === undefined || playerId === options.player;
   const bets = new Map<string, Located & { amount: number }>();
   const released = new Set<string>();
   const lines = new Map<string, Located & { payout: number; settlementId: string }>();
@@ -43,16 +46,16 @@ export function checkOperatorStakes(
     const parsed = roundEventSchema.safeParse({ type: event.type, data: event.data });
     if (!parsed.success) continue; // named by event-schema
     const record = parsed.data;
-    if (record.type === 'BetPlaced')
+    if (record.type === 'BetPlaced' && mine(record.data.playerId))
       bets.set(keyOf(record.data.playerId, record.data.betId), {
         event,
         amount: record.data.amount,
       });
-    if (record.type === 'StakeReleased')
+    if (record.type === 'StakeReleased' && mine(record.data.playerId))
       released.add(keyOf(record.data.playerId, record.data.betId));
     if (record.type === 'RoundSettled') {
       finished = true;
-      for (const line of record.data.lines)
+      for (const line of record.data.lines.filter((l) => mine(l.playerId)))
         lines.set(keyOf(line.playerId, line.betId), {
           event,
           payout: line.payout,
@@ -61,12 +64,12 @@ export function checkOperatorStakes(
     }
     if (record.type === 'BetsRefunded') {
       if (record.data.reason === 'voided') finished = true;
-      for (const line of record.data.lines)
+      for (const line of record.data.lines.filter((l) => mine(l.playerId)))
         refunds.set(keyOf(line.playerId, line.betId), { event, amount: line.amount });
     }
     if (record.type === 'RoundResettled')
       for (const line of record.data.adjustments)
-        if (line.delta !== 0)
+        if (line.delta !== 0 && mine(line.playerId))
           adjustments.push({
             event,
             key: keyOf(line.playerId, line.betId),
@@ -94,6 +97,7 @@ export function checkOperatorStakes(
     }
     const record = parsed.data;
     if (!('roundId' in record.data) || record.data.roundId !== roundId) continue;
+    if (!mine(record.data.playerId)) continue;
     const key = keyOf(record.data.playerId, record.data.betId);
     if (record.type === 'OperatorDebitConfirmed')
       confirmed.set(key, { event, amount: record.data.amount, key: record.data.key });

@@ -9,6 +9,7 @@ import { checkAgainstOrder, compareCards, finalOf, verifyWalletExcerpts } from '
 import { examineRound } from './round-examination.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
+import { checkOperatorStakes } from './operator-wallet-check.js';
 import { walletEventsByRound } from './wallet-evidence.js';
 
 /** The events a shoe replay reads: the shoe stream, every round stream of the shoe, and the
@@ -22,6 +23,11 @@ export interface ShoeEvidence {
     readonly events: readonly RecordedEvent[];
   }[];
   readonly wallet?: readonly RecordedEvent[] | null;
+  /**
+   * Seamless mode (ADR 0026): the operator-wallet records naming the shoe's rounds. A round with
+   * such records has its stakes checked against them instead of Croupier's wallet.
+   */
+  readonly operatorWallet?: readonly RecordedEvent[] | null;
   /**
    * The first event of the table's next shoe (`table.k+1`), when it has been shuffled: a shoe
    * is closed before the next one is shuffled, so this shoe must have its ShoeClosed.
@@ -95,6 +101,8 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
 
   checkDistinctIds([...evidence.shoe, ...rounds.flatMap((r) => r.events)], verdict);
   const walletByRound = evidence.wallet ? walletEventsByRound(evidence.wallet) : null;
+  const operatorByRound = operatorRecordsByRound(evidence.operatorWallet ?? []);
+  if (evidence.operatorWallet) verifyWalletExcerpts(evidence.operatorWallet, verdict);
   const summaries: RoundSummary[] = [];
   const corrections = [...walk.corrections];
   let expectedNumber = 1;
@@ -120,8 +128,11 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     }
     expectedNumber = roundNumber + 1;
     verifyStreamChain(stream, events, verdict);
-    const walletOfRound = walletByRound === null ? null : (walletByRound.get(roundId) ?? []);
+    const seamless = operatorByRound.get(roundId) ?? null;
+    const walletOfRound =
+      walletByRound === null || seamless !== null ? null : (walletByRound.get(roundId) ?? []);
     const examined = examineRound(roundId, events, walletOfRound, verdict);
+    if (seamless !== null) checkOperatorStakes(roundId, events, seamless, verdict);
     corrections.push(...examined.corrections);
     checkRoundInShoe(roundId, roundNumber, events, examined.opened, walk, verdict);
     compareCards(examined, walk.rounds.get(roundId)?.cards ?? [], verdict);
@@ -176,6 +187,21 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
       }
     }
   }
+  for (const [roundId, records] of operatorByRound) {
+    if (rounds.some((r) => r.roundId === roundId)) continue;
+    const ofShoe = roundOfShoe(roundId, shoeId);
+    for (const record of records) {
+      verdict.fail(
+        'debits',
+        'DEBIT_UNMATCHED',
+        locationOf(record),
+        ofShoe
+          ? `${record.type} for round ${roundId}, which has no stream: the shoe's record holds no such round`
+          : `${record.type} for round ${roundId}, which is not a round of shoe ${shoeId}`,
+        { expected: `a round of ${shoeId} with a stream`, found: roundId },
+      );
+    }
+  }
   for (const [roundId] of walk.rounds) {
     if (!rounds.some((r) => r.roundId === roundId)) {
       verdict.fail(
@@ -188,7 +214,8 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
   }
   if (walk.corrections.length === 0 && corrections.length === 0)
     verdict.skip('corrections', 'no card was corrected');
-  if (!evidence.wallet) verdict.skip('debits', 'the wallet events were not supplied');
+  if (!evidence.wallet && !evidence.operatorWallet)
+    verdict.skip('debits', 'the wallet events were not supplied');
   verdict.pass('hash-chain');
 
   const digest = checkDigest(
@@ -252,7 +279,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     events: {
       shoe: evidence.shoe.length,
       rounds: rounds.reduce((sum, r) => sum + r.events.length, 0),
-      wallet: evidence.wallet?.length ?? 0,
+      wallet: (evidence.wallet?.length ?? 0) + (evidence.operatorWallet?.length ?? 0),
     },
     verdict: verdict.verdict(SHOE_CHECKS),
   };
@@ -433,4 +460,15 @@ function checkRoundInShoe(
       `round ${roundId} was opened after shoe ${walk.shuffled?.shoeId ?? ''} closed`,
     );
   }
+}
+
+/** Seamless mode's records by the round they name. */
+function operatorRecordsByRound(records: readonly RecordedEvent[]): Map<string, RecordedEvent[]> {
+  const grouped = new Map<string, RecordedEvent[]>();
+  for (const record of records) {
+    const roundId = (record.data as { roundId?: unknown } | null)?.roundId;
+    if (typeof roundId !== 'string') continue;
+    grouped.set(roundId, [...(grouped.get(roundId) ?? []), record]);
+  }
+  return grouped;
 }

@@ -73,8 +73,17 @@ export type WalletMovementAudit = z.infer<typeof walletMovementAuditSchema>;
 
 export const walletAuditSchema = z.object({
   playerId: z.string(),
+  /** `wallet-{playerId}` (transfer mode) or `operator-wallet-{playerId}` (seamless mode). */
   stream: z.string(),
-  /** The balance the stream's movements add up to, and the commission still owed. */
+  /**
+   * `transfer`: Croupier's wallet holds the balance, audited movement by movement. `seamless`:
+   * the operator's wallet does; the records audited are the calls Croupier made to it.
+   */
+  mode: z.enum(['transfer', 'seamless']),
+  /**
+   * The balance the stream's movements add up to (seamless: the change the calls imply at the
+   * operator's wallet), and the commission still owed.
+   */
   balance: z.number().int(),
   commissionOwed: z.number().int(),
   movements: z.array(walletMovementAuditSchema),
@@ -335,6 +344,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
   return {
     playerId,
     stream,
+    mode: 'transfer',
     balance: balance?.balance ?? 0,
     commissionOwed: balance?.commissionOwed ?? 0,
     movements,

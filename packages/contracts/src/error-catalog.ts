@@ -121,6 +121,12 @@ const descriptions = {
       'The command is for the other kind of table: rng tables deal their own cards, scanner tables post each card their reader scans.',
     example: 'an rng table deals its own cards',
   },
+  HELD_BY_OPERATOR_WALLET: {
+    meaning:
+      "The deployment runs in seamless mode (WALLET_MODE=seamless): the operator's own wallet holds every player's balance, and Croupier debits and credits it directly. Croupier's wallet holds no money, so nothing can be deposited into or withdrawn from it: move the money in the operator's wallet.",
+    example:
+      "deposits are refused in seamless mode: the operator's wallet holds the players' money",
+  },
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',
     example: 'cannot withdraw 9000: 4500 available',

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   WRONG_CARD_SOURCE: 409,
   SEAT_TAKEN: 409,
   NOT_SEATED: 409,
+  /** Seamless mode: the operator's wallet holds players' money, not Croupier's wallet. */
+  HELD_BY_OPERATOR_WALLET: 409,
   INSUFFICIENT_FUNDS: 422,
   BALANCE_LIMIT: 422,
   CURRENCY_MISMATCH: 422,

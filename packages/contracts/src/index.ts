@@ -10,3 +10,4 @@ export * from './error-catalog.js';
 export * from './ports.js';
 export * from './settlement-message.js';
 export * from './wallet-message.js';
+export * from './wallet-mode.js';

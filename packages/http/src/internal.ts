@@ -104,7 +104,15 @@ export class ServiceClient {
       const reason = typeof cause?.code === 'string' ? cause.code : (error as Error).message;
       throw new ServiceUnavailableError(this.baseUrl, reason);
     }
-    if (response.status === 503) throw new ServiceUnavailableError(this.baseUrl, '503');
+    if (response.status === 503) {
+      // The peer's own words, when it said why (its operator's wallet did not answer, its
+      // store is down): the caller's client sees what to wait for.
+      const detail = (parseProblem(text) as Partial<Problem> | null)?.detail;
+      throw new ServiceUnavailableError(
+        this.baseUrl,
+        typeof detail === 'string' ? `503: ${detail.slice(0, 300)}` : '503',
+      );
+    }
     const payload: unknown = text.length > 0 ? JSON.parse(text) : null;
     if (response.ok) return payload as T;
     const problem = payload as Partial<Problem> | null;
@@ -112,5 +120,13 @@ export class ServiceClient {
       throw new DomainError(problem.code, problem.detail ?? problem.code);
     }
     throw new Error(`${method} ${path} failed with ${response.status}: ${text.slice(0, 300)}`);
+  }
+}
+
+function parseProblem(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
   }
 }

@@ -39,6 +39,8 @@ describe('a service calling another', () => {
       '/internal/stakes',
       { config: { roles: ['system'] }, schema: { body: z.object({ amount: z.number() }) } },
       (request) => {
+        if (request.body.amount === 503)
+          throw new DomainError('UNAVAILABLE', "the operator's wallet did not confirm the stake");
         if (request.body.amount > 100) throw new DomainError('INSUFFICIENT_FUNDS', 'not enough');
         return { ok: true };
       },
@@ -68,6 +70,17 @@ describe('a service calling another', () => {
     expect(error).not.toBeInstanceOf(DomainError);
     expect((error as ServiceUnavailableError).code).toBe('UNAVAILABLE');
     expect((error as ServiceUnavailableError).message).toMatch(/ECONNREFUSED/);
+  });
+
+  it("passes a 503's own reason on (the peer's dependency), still as unavailable, not as a refusal", async () => {
+    const client = new ServiceClient(url, serviceToken);
+    const error: unknown = await client
+      .call('POST', '/internal/stakes', null, { amount: 503 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).reason).toBe(
+      "503: the operator's wallet did not confirm the stake",
+    );
   });
 
   it('answers its own client 503 UNAVAILABLE when a service it needs is down', async () => {

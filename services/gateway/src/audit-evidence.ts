@@ -1,4 +1,5 @@
 import {
+  type OperatorWalletEvidence,
   isOperatorWalletEventOf,
   isWalletEventOf,
   ROUND_WALLET_EVENT_TYPES,
@@ -7,7 +8,14 @@ import {
   type ShoeEvidence,
   type WalletEvidence,
 } from '@croupier/audit';
-import { parseRoundId, parseShoeId, roundIdOf, streams } from '@croupier/contracts';
+import {
+  eventTypesOf,
+  operatorWalletEventSchema,
+  parseRoundId,
+  parseShoeId,
+  roundIdOf,
+  streams,
+} from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 
 const PAGE = 1000;
@@ -136,6 +144,33 @@ async function operatorWalletEventsOf(
   return found.length === 0 ? null : found;
 }
 
+/**
+ * Seamless mode's records naming a round of the shoe, from every player's operator-wallet
+ * stream: the whole log is read for them, as for Croupier's wallet movements, so a record
+ * forged into a player the rounds do not name is found too.
+ */
+async function operatorWalletEventsOfShoe(
+  store: EventStore,
+  shoeId: string,
+): Promise<RecordedEvent[]> {
+  const found: RecordedEvent[] = [];
+  let after: bigint | undefined;
+  for (;;) {
+    const page = await store.readAll({
+      ...(after === undefined ? {} : { after }),
+      limit: PAGE,
+      filter: {
+        streamPrefix: streams.operatorWallet(''),
+        eventTypes: eventTypesOf(operatorWalletEventSchema),
+      },
+    });
+    for (const event of page) if (namesRoundOf(event, shoeId)) found.push(event);
+    if (page.length < PAGE) break;
+    after = page.at(-1)!.position;
+  }
+  return found;
+}
+
 /** Reads what a round audit needs: the round stream, its shoe stream, its wallet events. */
 export async function loadRoundEvidence(
   store: EventStore,
@@ -196,8 +231,16 @@ export async function loadShoeEvidence(
     rounds.map((r) => r.events),
     shoeId,
   );
+  const operatorWallet = await operatorWalletEventsOfShoe(store, shoeId);
   const nextShoe = await nextShoeOf(store, shoeId);
-  return { shoeId, shoe, rounds, wallet, nextShoe };
+  return {
+    shoeId,
+    shoe,
+    rounds,
+    wallet,
+    ...(operatorWallet.length === 0 ? {} : { operatorWallet }),
+    nextShoe,
+  };
 }
 
 /**
@@ -236,4 +279,34 @@ export async function loadWalletEvidence(
     tables.set(tableId, await store.readStream(streams.table(tableId)));
   }
   return { playerId, wallet, rounds, tables, shoes, asOf: new Date() };
+}
+
+/**
+ * Reads what a seamless wallet audit needs: the player's whole operator-wallet stream (the calls
+ * Croupier made to the operator's wallet), every round stream it names and their shoes. Null
+ * when the player has no such records.
+ */
+export async function loadOperatorWalletEvidence(
+  store: EventStore,
+  playerId: string,
+): Promise<OperatorWalletEvidence | null> {
+  const records = await store.readStream(streams.operatorWallet(playerId));
+  if (records.length === 0) return null;
+  const rounds = new Map<string, RecordedEvent[]>();
+  const shoes = new Map<string, RecordedEvent[]>();
+  for (const record of records) {
+    const roundId = (record.data as { roundId?: unknown }).roundId;
+    if (typeof roundId !== 'string' || rounds.has(roundId)) continue;
+    let events: RecordedEvent[] = [];
+    try {
+      const { shoeId } = parseRoundId(roundId);
+      events = await store.readStream(streams.round(roundId));
+      if (events.length > 0 && !shoes.has(shoeId))
+        shoes.set(shoeId, await store.readStream(streams.shoe(shoeId)));
+    } catch {
+      // Not even a round id: no round stream can justify it.
+    }
+    rounds.set(roundId, events);
+  }
+  return { playerId, records, rounds, shoes };
 }

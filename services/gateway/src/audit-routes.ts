@@ -1,5 +1,6 @@
 import {
   auditRound,
+  auditOperatorWallet,
   auditWallet,
   checkpointVerificationSchema,
   publishedCheckpointSchema,
@@ -21,7 +22,12 @@ import {
 } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import { z } from 'zod';
-import { loadRoundEvidence, loadShoeEvidence, loadWalletEvidence } from './audit-evidence.js';
+import {
+  loadOperatorWalletEvidence,
+  loadRoundEvidence,
+  loadShoeEvidence,
+  loadWalletEvidence,
+} from './audit-evidence.js';
 import { loadCheckpoint, verifyCheckpoint } from './checkpoint-evidence.js';
 import { consoleRoutes } from './console-routes.js';
 import { gameRecallCsv } from './game-recall-csv.js';
@@ -65,16 +71,19 @@ export function auditRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['audit'],
         summary:
-          "A player's wallet audited from its first movement: each deposit, withdrawal, debit, payout, refund, adjustment and commission with the record that justifies it, and a verdict naming every movement nothing justifies or that comes before what justifies it",
+          "A player's wallet audited from its first movement: each deposit, withdrawal, debit, payout, refund, adjustment and commission with the record that justifies it, and a verdict naming every movement nothing justifies or that comes before what justifies it. In seamless mode, the player's calls to the operator's wallet, each stake against its round",
         params: z.object({ playerId: playerIdSchema }),
         response: { 200: walletAuditSchema },
       },
     },
     async (request) => {
-      const evidence = await loadWalletEvidence(system.store, request.params.playerId);
-      if (evidence === null)
-        throw new DomainError('WALLET_NOT_FOUND', `no wallet "${request.params.playerId}"`);
-      return auditWallet(evidence);
+      const { playerId } = request.params;
+      const evidence = await loadWalletEvidence(system.store, playerId);
+      if (evidence !== null) return auditWallet(evidence);
+      // Seamless mode: the operator's wallet holds the money; Croupier's records are its calls.
+      const seamless = await loadOperatorWalletEvidence(system.store, playerId);
+      if (seamless !== null) return auditOperatorWallet(seamless);
+      throw new DomainError('WALLET_NOT_FOUND', `no wallet "${playerId}"`);
     },
   );
 

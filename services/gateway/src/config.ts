@@ -1,4 +1,4 @@
-import { PRESET_NAMES } from '@croupier/contracts';
+import { PRESET_NAMES, presetConfig } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { faultEnvironmentShape } from '@croupier/round';
 import { sessionEnvironmentShape } from '@croupier/round';
@@ -72,7 +72,16 @@ function parseGateway(env: NodeJS.ProcessEnv) {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
   const config = parseGateway(env);
-  const seamless = operatorWalletSettingProblems(config);
+  const seamless = [
+    ...operatorWalletSettingProblems(config),
+    // Accrued commission cannot be held back at the operator's wallet (ADR 0029).
+    ...(config.WALLET_MODE === 'seamless'
+      ? config.AUTO_TABLES.filter((preset) => presetConfig(preset).commission === 'accrued').map(
+          (preset) =>
+            `AUTO_TABLES: ${preset} accrues commission, which seamless mode does not support (WALLET_MODE=seamless)`,
+        )
+      : []),
+  ];
   if (seamless.length > 0) throw new ConfigError(seamless);
   return config;
 }

@@ -29,12 +29,8 @@ import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
   CommissionLedger,
   consumeSettlements,
-  HttpOperatorWallet,
-  OperatorWalletOutbox,
-  PendingOperatorCalls,
-  SeamlessWallet,
+  SeamlessMode,
   startCommissionCollector,
-  startOperatorWalletFeed,
   startWalletOutbox,
   WalletService,
 } from '@croupier/wallet';
@@ -107,11 +103,7 @@ export class System {
    * WALLET_MODE=seamless: the operator's wallet holds the balances, and bets, payouts and
    * refunds go to it through this (ADR 0026); Croupier's own wallet streams stay unused.
    */
-  readonly seamless: {
-    readonly wallet: SeamlessWallet;
-    readonly calls: PendingOperatorCalls;
-    readonly outbox: OperatorWalletOutbox;
-  } | null;
+  readonly seamless: SeamlessMode | null;
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
@@ -166,10 +158,26 @@ export class System {
     });
     this.commands = this.processCommands.commands;
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
-    this.wallets = new WalletService(this.commands, { maxBalance: config.WALLET_MAX_BALANCE });
-    this.seamless = config.WALLET_MODE === 'seamless' ? this.seamlessOf(readModelStorage) : null;
+    this.wallets = new WalletService(this.commands, {
+      maxBalance: config.WALLET_MAX_BALANCE,
+      mode: config.WALLET_MODE,
+    });
+    this.seamless =
+      config.WALLET_MODE === 'seamless'
+        ? new SeamlessMode({
+            settings: config,
+            store,
+            commands: this.commands,
+            readModels: this.readModels,
+            storage: readModelStorage,
+            logger,
+            ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
+          })
+        : null;
     const bets: WalletPort = this.seamless?.wallet ?? this.wallets;
-    this.rounds = new RoundService(this.commands, this.shoes, bets);
+    this.rounds = new RoundService(this.commands, this.shoes, bets, {
+      walletMode: config.WALLET_MODE,
+    });
     this.watchdog = new FaultWatchdog(
       this.rounds,
       this.dealingWatch,
@@ -190,29 +198,6 @@ export class System {
         },
       },
     );
-  }
-
-  private seamlessOf(storage: ProjectionStorage): NonNullable<System['seamless']> {
-    const { config, logger } = this;
-    const operator =
-      this.options.operatorWallet ??
-      new HttpOperatorWallet({
-        url: config.OPERATOR_WALLET_URL!,
-        secret: config.OPERATOR_WALLET_SECRET!,
-        timeoutMs: config.OPERATOR_WALLET_TIMEOUT_MS,
-        retries: config.OPERATOR_WALLET_RETRIES,
-      });
-    const calls = this.readModels.register(new PendingOperatorCalls(storage));
-    let outbox: OperatorWalletOutbox | null = null;
-    const wallet = new SeamlessWallet(this.commands, operator, () => outbox?.wake());
-    outbox = new OperatorWalletOutbox(calls, wallet, operator, {
-      intervalMs: config.OPERATOR_WALLET_OUTBOX_INTERVAL_MS,
-      sync: () => this.readModels.syncToHead([calls.name]),
-      onError: (error, call) => {
-        logger.warn({ err: error, key: call?.key, call: call?.call }, 'operator wallet: retrying');
-      },
-    });
-    return { wallet, calls, outbox };
   }
 
   static async create(options: SystemOptions): Promise<System> {
@@ -269,7 +254,11 @@ export class System {
     const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
     this.subscriptions.push(
       startSettlementReactor(this.commands, report('settlement'), settling),
-      startOutbox(this.store, this.bus, report('settlement-outbox'), settling),
+      // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is
+      // published to it. The operator's wallet gets its calls from the feed and the outbox.
+      ...(this.seamless === null
+        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling)]
+        : []),
       startCommissionCollector(
         this.store,
         this.readModels,
@@ -278,12 +267,7 @@ export class System {
         report('commission-collector'),
       ),
     );
-    if (this.seamless !== null) {
-      this.subscriptions.push(
-        startOperatorWalletFeed(this.store, this.seamless.wallet, report('operator-wallet-feed')),
-      );
-      this.seamless.outbox.start();
-    }
+    if (this.seamless !== null) this.subscriptions.push(this.seamless.start());
     if (this.publicBus !== null)
       this.subscriptions.push(
         startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
@@ -386,9 +370,9 @@ export class System {
     await this.notary.stop();
     await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
     this.dealers.clear();
+    await this.seamless?.stop();
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
     await this.consumer?.close();
-    await this.seamless?.outbox.stop();
     await this.readModels.stop();
     await this.bus.close();
     await this.publicBus?.close();

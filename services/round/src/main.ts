@@ -1,4 +1,4 @@
-import { DomainError } from '@croupier/contracts';
+import { DomainError, walletModeShape } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   commandHandlerOf,
@@ -43,6 +43,9 @@ await runProcess('round', async (logger) => {
       SHOE_URL: z.url().default('http://127.0.0.1:8081'),
       WALLET_URL: z.url().default('http://127.0.0.1:8082'),
       ORPHAN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
+      // The wallet service behind WALLET_URL holds or reaches the money; this service refuses
+      // what the mode cannot hold (accrued commission in seamless mode).
+      ...walletModeShape,
       ...faultEnvironmentShape,
       ...sessionEnvironmentShape,
     },
@@ -74,7 +77,7 @@ await runProcess('round', async (logger) => {
   const token = () => credentials.token();
   const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, token));
   const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, token));
-  const rounds = new RoundService(commands, shoes, wallets);
+  const rounds = new RoundService(commands, shoes, wallets, { walletMode: config.WALLET_MODE });
 
   const dealers = new Map<string, AutoDealer>();
   const startDealer = async (tableId: string) => {
@@ -163,7 +166,12 @@ await runProcess('round', async (logger) => {
   });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
-    { port: config.PORT, shoe: config.SHOE_URL, wallet: config.WALLET_URL },
+    {
+      port: config.PORT,
+      shoe: config.SHOE_URL,
+      wallet: config.WALLET_URL,
+      walletMode: config.WALLET_MODE,
+    },
     'round service listening',
   );
   return {

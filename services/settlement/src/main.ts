@@ -1,6 +1,8 @@
+import { walletModeShape } from '@croupier/contracts';
 import { createSettlementBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
+  ConfigError,
   createServiceApp,
   openStore,
   parseEnvironment,
@@ -16,30 +18,40 @@ import { startSettlementReactor } from './application/settlement-reactor.js';
 
 /**
  * The settlement service alone: settles completed rounds, refunds and resettles, and forwards
- * every record to the settlement bus (BullMQ on REDIS_URL). Run two: one is active per
- * subscription, the other takes over when it dies.
+ * every record to Croupier's wallet on the ledger's queue (BullMQ on REDIS_URL). Run two: one is
+ * active per subscription, the other takes over when it dies. With WALLET_MODE=seamless nothing
+ * reads that queue (the wallet service feeds the operator's wallet from the log), so nothing is
+ * published and REDIS_URL is not needed.
  */
 await runProcess('settlement', async (logger) => {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8083),
-      REDIS_URL: z.url('is required: the outbox publishes to BullMQ'),
+      REDIS_URL: z.url().optional(),
+      ...walletModeShape,
       ...settlementEnvironmentShape,
     },
     process.env,
   );
+  if (config.WALLET_MODE === 'transfer' && config.REDIS_URL === undefined)
+    throw new ConfigError([
+      'REDIS_URL: is required with WALLET_MODE=transfer: the outbox publishes to BullMQ',
+    ]);
   const store = await openStore(config, 'settlement');
   // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007);
   // no aggregate of this process takes snapshots.
   const { commands } = commandHandlerOf(config, store, null, logger);
-  const bus = createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
+  const bus =
+    config.WALLET_MODE === 'seamless' || config.REDIS_URL === undefined
+      ? null
+      : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const report = (name: string) => (error: unknown) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');
   };
   const settling = { concurrentRounds: config.SETTLEMENT_CONCURRENCY };
   const subscriptions = [
     startSettlementReactor(commands, report('settlement'), settling),
-    startOutbox(store, bus, report('settlement-outbox'), settling),
+    ...(bus === null ? [] : [startOutbox(store, bus, report('settlement-outbox'), settling)]),
   ];
   const registry = new Registry();
   registerCommandMetrics(registry, () => commands);
@@ -50,16 +62,19 @@ await runProcess('settlement', async (logger) => {
     title: 'Croupier settlement service',
     settings: config,
     store,
-    checks: { redis: async () => (await bus.ready?.()) ?? true },
+    checks: bus === null ? {} : { redis: async () => (await bus.ready?.()) ?? true },
     metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
   await app.listen({ host: config.HOST, port: config.PORT });
-  logger.info({ port: config.PORT }, 'settlement service listening');
+  logger.info(
+    { port: config.PORT, walletMode: config.WALLET_MODE },
+    'settlement service listening',
+  );
   return {
     stop: async () => {
       await app.close();
       await Promise.all(subscriptions.map((subscription) => subscription.stop()));
-      await bus.close();
+      await bus?.close();
       await store.close();
     },
   };

@@ -1,6 +1,7 @@
 import { createSettlementBus, createWalletMessageBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
+  ConfigError,
   createServiceApp,
   openReadModelStorage,
   openSnapshots,
@@ -20,6 +21,11 @@ import { walletEnvironmentShape } from './application/balance-limits.js';
 import { startWalletOutbox } from './application/wallet-messages.js';
 import { walletConsumerShape } from './application/wallet-mode.js';
 import { WalletService } from './application/wallet-service.js';
+import { SeamlessMode } from './seamless/seamless-mode.js';
+import {
+  operatorWalletEnvironmentShape,
+  operatorWalletSettingProblems,
+} from './seamless/settings.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
 import { settlementRoutes } from './http/settlement-routes.js';
@@ -27,7 +33,10 @@ import { settlementRoutes } from './http/settlement-routes.js';
 /**
  * The wallet service alone: balances and movements, the wallet port for round services,
  * Croupier's own wallet applying the settlement service's messages from its own BullMQ queue
- * (REDIS_URL), and the wallet outbox publishing every movement to the public queue.
+ * (REDIS_URL), and the wallet outbox publishing every movement to the public queue. With
+ * WALLET_MODE=seamless the wallet port is the operator's wallet instead (ADR 0026): stakes are
+ * debited there, and the rounds' settlement records become its credits and rollbacks, fed from
+ * the log and delivered by the outbox; Croupier's own wallet takes no deposit and no message.
  */
 await runProcess('wallet', async (logger) => {
   const config = parseEnvironment(
@@ -35,9 +44,12 @@ await runProcess('wallet', async (logger) => {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
       ...walletConsumerShape,
       ...walletEnvironmentShape,
+      ...operatorWalletEnvironmentShape,
     },
     process.env,
   );
+  const seamlessProblems = operatorWalletSettingProblems(config);
+  if (seamlessProblems.length > 0) throw new ConfigError(seamlessProblems);
   const store = await openStore(config, 'wallet');
   const registry = new Registry();
   // The read models: tables beside the log, caught up from their checkpoints (ADR 0023).
@@ -49,7 +61,6 @@ await runProcess('wallet', async (logger) => {
     logger,
   );
   const ledger = readModels.register(new CommissionLedger(readModels.storage));
-  await readModels.start();
   // Commands of this process: one handler, its retry policy, its bounded state cache (ADR 0007)
   // and the wallets' snapshots (ADR 0025).
   const processCommands = commandHandlerOf(
@@ -63,16 +74,39 @@ await runProcess('wallet', async (logger) => {
   );
   const commands = processCommands.commands;
   registerCommandMetrics(registry, () => commands);
-  const wallets = new WalletService(commands, { maxBalance: config.WALLET_MAX_BALANCE });
+  const wallets = new WalletService(commands, {
+    maxBalance: config.WALLET_MAX_BALANCE,
+    mode: config.WALLET_MODE,
+  });
+  // Seamless mode: the same pieces as in the one-process gateway; its owed calls are a read
+  // model, registered before the models start.
+  const seamless =
+    config.WALLET_MODE === 'seamless'
+      ? new SeamlessMode({
+          settings: config,
+          store,
+          commands,
+          readModels,
+          storage: readModels.storage,
+          logger,
+        })
+      : null;
+  await readModels.start();
+  // The ledger's queue is read only in transfer mode: in seamless mode no one publishes to it.
   const bus =
-    config.REDIS_URL === undefined
+    config.REDIS_URL === undefined || seamless !== null
       ? null
       : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const publicBus = createWalletMessageBus({
     redisUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
   });
-  if (bus === null)
+  if (seamless !== null)
+    logger.info(
+      { operatorWallet: config.OPERATOR_WALLET_URL },
+      "seamless mode: stakes, payouts and refunds go to the operator's wallet",
+    );
+  else if (bus === null)
     logger.warn(
       'no REDIS_URL: this wallet service receives no settlement messages (run the gateway for one process)',
     );
@@ -90,7 +124,11 @@ await runProcess('wallet', async (logger) => {
       : startWalletOutbox(store, publicBus, (error) => {
           logger.warn({ err: error }, 'wallet outbox retrying');
         });
-  const subscriptions = outbox === null ? [collector] : [collector, outbox];
+  const subscriptions = [
+    collector,
+    ...(outbox === null ? [] : [outbox]),
+    ...(seamless === null ? [] : [seamless.start()]),
+  ];
   // The subscriptions' checkpoints. The settlement messages come from a BullMQ queue, not a
   // subscription: they have no position here (the outbox's backlog is the settlement's).
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
@@ -108,14 +146,18 @@ await runProcess('wallet', async (logger) => {
     },
   });
   walletRoutes(app, { wallets });
-  walletInternalRoutes(app, { wallets });
+  walletInternalRoutes(app, { wallets: seamless?.wallet ?? wallets });
   settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });
-  logger.info({ port: config.PORT, bus: bus?.kind ?? 'none' }, 'wallet service listening');
+  logger.info(
+    { port: config.PORT, bus: bus?.kind ?? 'none', walletMode: config.WALLET_MODE },
+    'wallet service listening',
+  );
   return {
     stop: async () => {
       await app.close();
       await consumer?.close();
+      await seamless?.stop();
       await collector.stop();
       await outbox?.stop();
       await readModels.stop();

@@ -1,6 +1,17 @@
-import { auditRound, auditWallet, type RoundAudit, type WalletAudit } from '@croupier/audit';
+import {
+  auditOperatorWallet,
+  auditRound,
+  auditWallet,
+  type RoundAudit,
+  type WalletAudit,
+} from '@croupier/audit';
 import { playerIdSchema, roundIdSchema } from '@croupier/contracts';
-import { anchorOf, loadRoundEvidence, loadWalletEvidence } from '@croupier/gateway';
+import {
+  anchorOf,
+  loadOperatorWalletEvidence,
+  loadRoundEvidence,
+  loadWalletEvidence,
+} from '@croupier/gateway';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { checkpointOption, parseOptions, REPORT_OPTIONS } from '../options.js';
@@ -78,16 +89,20 @@ async function auditWalletCommand(
         await callApi(values.url, `/v1/audit/wallets/${encodeURIComponent(playerId)}`, token)
       ).body as WalletAudit;
     } else {
-      const evidence = await withStore(async (store) => {
+      // Croupier's wallet (transfer mode), or the calls to the operator's (seamless mode).
+      const audited = await withStore(async (store) => {
+        const anchored =
+          anchor === null ? {} : { anchor: await anchorOf(store, anchor.published, anchor.keyId) };
         const loaded = await loadWalletEvidence(store, playerId);
-        if (loaded === null || anchor === null) return loaded;
-        return { ...loaded, anchor: await anchorOf(store, anchor.published, anchor.keyId) };
+        if (loaded !== null) return auditWallet({ ...loaded, ...anchored });
+        const seamless = await loadOperatorWalletEvidence(store, playerId);
+        return seamless === null ? null : auditOperatorWallet({ ...seamless, ...anchored });
       });
-      if (evidence === null) {
+      if (audited === null) {
         io.stderr(`no wallet "${playerId}" in the event store\n`);
         return STORE_UNAVAILABLE;
       }
-      audit = auditWallet(evidence);
+      audit = audited;
     }
     io.stdout(values.json ? `${JSON.stringify(audit, null, 2)}\n` : walletText(audit));
     return audit.verdict.ok ? 0 : 1;

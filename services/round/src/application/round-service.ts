@@ -17,6 +17,7 @@ import {
   type TableConfig,
   type TableEvent,
   type TableSession,
+  type WalletMode,
   type WalletPort,
 } from '@croupier/contracts';
 import {
@@ -94,12 +95,20 @@ export class RoundService {
   private readonly hints = new SequenceHints();
   private readonly bets: BetWorkflow;
 
+  private readonly walletMode: WalletMode;
+
+  /**
+   * `walletMode` (WALLET_MODE): who holds the players' money. In seamless mode a table whose
+   * commission is accrued is refused at opening (ADR 0029). Default transfer.
+   */
   constructor(
     private readonly commands: CommandHandler,
     private readonly shoes: ShoePort,
     wallets: WalletPort,
+    options: { readonly walletMode?: WalletMode } = {},
   ) {
     this.bets = new BetWorkflow(commands, wallets);
+    this.walletMode = options.walletMode ?? 'transfer';
   }
 
   // --- tables -------------------------------------------------------------------------------
@@ -108,6 +117,10 @@ export class RoundService {
     input: { tableId: string; config: TableConfig; dealing: Dealing; session?: TableSession },
     context: CommandContext,
   ): Promise<TableState> {
+    // Accrued commission is a debt Croupier's wallet holds back from what the player can spend
+    // until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
+    // the debt could be spent before it is collected (ADR 0029).
+    this.requireCommissionTheWalletHolds(input.config);
     const { state } = await this.table(
       input.tableId,
       { type: 'OpenTable', ...input, shiftId: randomId() },
@@ -187,7 +200,10 @@ export class RoundService {
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
    */
   async openRound(tableId: string, context: CommandContext): Promise<RoundState> {
-    requireMayDeal(await this.cachedTable(tableId), context);
+    const table = await this.cachedTable(tableId);
+    requireMayDeal(table, context);
+    // A table opened before the deployment turned to seamless mode plays no more rounds.
+    if (table.config !== null) this.requireCommissionTheWalletHolds(table.config);
     try {
       return await this.openRoundOn(await this.tableShoe(tableId, 'as-seen'), context);
     } catch (error) {
@@ -749,6 +765,20 @@ export class RoundService {
   }
 
   /** The table as this process last saw it: who owns it never changes (ADR 0020). */
+  /**
+   * Accrued commission is a debt Croupier's wallet holds back from what the player can spend
+   * until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
+   * the debt could be spent before it is collected (ADR 0029). Refused in seamless mode.
+   */
+  private requireCommissionTheWalletHolds(config: TableConfig): void {
+    if (this.walletMode !== 'seamless' || config.commission !== 'accrued') return;
+    throw new DomainError(
+      'INVALID_TABLE_CONFIG',
+      "config.commission: accrued commission (the land-based preset) is not supported in seamless mode (WALLET_MODE=seamless): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; use commission 'deducted'",
+      { field: 'config.commission', walletMode: this.walletMode },
+    );
+  }
+
   private async cachedTable(tableId: string): Promise<TableState> {
     const table = await this.commands.ask(tableAggregate, streams.table(tableId), (t) => t);
     if (table.status === 'none') throw new DomainError('TABLE_NOT_FOUND', `no table "${tableId}"`);

@@ -63,13 +63,17 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  /** INVALID_DEAL: the table's scanner shoe waits for its burn card. */
+  /**
+   * INVALID_DEAL: the table's scanner shoe waits for its burn card; INVALID_TABLE_CONFIG: an
+   * accrued-commission table in seamless mode (opened before the deployment changed mode).
+   */
   openRound: [
     'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'TABLE_CLOSED',
     'ROUND_IN_PROGRESS',
     'INVALID_DEAL',
+    'INVALID_TABLE_CONFIG',
     SEED_REVEALED,
     CONTENDED,
   ],

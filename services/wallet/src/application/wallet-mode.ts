@@ -1,17 +1,7 @@
 import { z } from 'zod';
 
-/**
- * Who holds the players' balances (docs/wallet-integration.md). `transfer`: Croupier's own
- * wallet is the ledger; the operator moves money in and out with deposits and withdrawals, and
- * the settlement bus tells downstream systems of every movement. `seamless`: the operator's
- * wallet is the ledger; Croupier asks it to debit, credit and roll back over HTTP.
- */
-export const WALLET_MODES = ['transfer', 'seamless'] as const;
-
-export type WalletMode = (typeof WALLET_MODES)[number];
-
-/** WALLET_MODE: one setting every process that touches money reads the same way. */
-export const walletModeSchema = z.enum(WALLET_MODES).default('transfer');
+/** WALLET_MODE is defined with the contracts: every service reads it. */
+export { WALLET_MODES, walletModeSchema, type WalletMode } from '@croupier/contracts';
 
 /**
  * WALLET_CONSUMER_CONCURRENCY: settlement messages Croupier's wallet applies at once, from its own

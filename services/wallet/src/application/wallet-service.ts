@@ -10,6 +10,7 @@ import {
   type WalletPort,
 } from '@croupier/contracts';
 import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
+import type { WalletMode } from './wallet-mode.js';
 import {
   available,
   walletDecider,
@@ -107,12 +108,27 @@ export function viewOf(
 /** The wallet service's command side. */
 export class WalletService implements WalletPort {
   private readonly maxBalance: BalanceLimits;
+  private readonly mode: WalletMode;
 
+  /**
+   * `mode` (WALLET_MODE): in seamless mode the operator's wallet holds the players' money, so
+   * deposits and withdrawals are refused here before anything is recorded. Default transfer.
+   */
   constructor(
     private readonly commands: CommandHandler,
-    options: { readonly maxBalance?: BalanceLimits } = {},
+    options: { readonly maxBalance?: BalanceLimits; readonly mode?: WalletMode } = {},
   ) {
     this.maxBalance = options.maxBalance ?? (() => DEFAULT_MAX_BALANCE);
+    this.mode = options.mode ?? 'transfer';
+  }
+
+  private refuseInSeamlessMode(movement: 'deposits' | 'withdrawals', playerId: PlayerId): void {
+    if (this.mode !== 'seamless') return;
+    throw new DomainError(
+      'HELD_BY_OPERATOR_WALLET',
+      `${movement} are refused in seamless mode: the operator's wallet holds the players' money`,
+      { playerId, walletMode: this.mode },
+    );
   }
 
   private run(playerId: PlayerId, command: WalletCommand, context: CommandContext) {
@@ -125,6 +141,7 @@ export class WalletService implements WalletPort {
     input: { playerId: PlayerId; amount: number; currency: string; reference: string },
     context: CommandContext,
   ): Promise<WalletView> {
+    this.refuseInSeamlessMode('deposits', input.playerId);
     const { state, revision } = await this.run(
       input.playerId,
       { type: 'Deposit', ...input, maxBalance: this.maxBalance(input.currency) },
@@ -137,6 +154,7 @@ export class WalletService implements WalletPort {
     input: { playerId: PlayerId; amount: number; reference: string },
     context: CommandContext,
   ): Promise<WalletView> {
+    this.refuseInSeamlessMode('withdrawals', input.playerId);
     const { state, revision } = await this.run(
       input.playerId,
       { type: 'Withdraw', amount: input.amount, reference: input.reference },

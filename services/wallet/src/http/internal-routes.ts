@@ -1,7 +1,11 @@
-import { playerIdSchema, roundIdSchema, currencySchema } from '@croupier/contracts';
+import {
+  playerIdSchema,
+  roundIdSchema,
+  currencySchema,
+  type WalletPort,
+} from '@croupier/contracts';
 import { internalContextOf, type HttpApp } from '@croupier/http';
 import { z } from 'zod';
-import type { WalletService } from '../application/wallet-service.js';
 import { WALLET_PORT_PROBLEMS } from './problems.js';
 
 const internal = (problems: keyof typeof WALLET_PORT_PROBLEMS) => ({
@@ -9,8 +13,11 @@ const internal = (problems: keyof typeof WALLET_PORT_PROBLEMS) => ({
   problems: WALLET_PORT_PROBLEMS[problems],
 });
 
-/** The wallet port over HTTP, for a round service in another process. Service tokens only. */
-export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletService }): void {
+/**
+ * The wallet port over HTTP, for a round service in another process. Service tokens only.
+ * `wallets`: Croupier's own wallet (transfer mode) or the operator's (seamless mode).
+ */
+export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletPort }): void {
   const { wallets } = deps;
   app.post(
     '/internal/v1/wallets/:playerId/stakes',

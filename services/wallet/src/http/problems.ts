@@ -15,10 +15,23 @@ const CONTENDED = 'CONCURRENCY_CONFLICT' satisfies ErrorCode;
 export const WALLET_PROBLEMS = {
   /**
    * A first deposit opens the wallet; ID_CONFLICT: the reference records another amount;
-   * BALANCE_LIMIT: past the currency's maximum balance (WALLET_MAX_BALANCE).
+   * BALANCE_LIMIT: past the currency's maximum balance (WALLET_MAX_BALANCE);
+   * HELD_BY_OPERATOR_WALLET: seamless mode, where the operator's wallet holds the money.
    */
-  deposit: ['CURRENCY_MISMATCH', 'ID_CONFLICT', 'BALANCE_LIMIT', CONTENDED],
-  withdraw: ['WALLET_NOT_FOUND', 'INSUFFICIENT_FUNDS', 'ID_CONFLICT', CONTENDED],
+  deposit: [
+    'CURRENCY_MISMATCH',
+    'ID_CONFLICT',
+    'BALANCE_LIMIT',
+    'HELD_BY_OPERATOR_WALLET',
+    CONTENDED,
+  ],
+  withdraw: [
+    'WALLET_NOT_FOUND',
+    'INSUFFICIENT_FUNDS',
+    'ID_CONFLICT',
+    'HELD_BY_OPERATOR_WALLET',
+    CONTENDED,
+  ],
   /** FORBIDDEN: a player reading another player's wallet. */
   getWallet: ['FORBIDDEN', 'WALLET_NOT_FOUND'],
   /** A wallet never opened has no movements: an empty list. */

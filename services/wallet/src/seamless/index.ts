@@ -3,3 +3,4 @@ export * from './seamless-wallet.js';
 export * from './operator-wallet-outbox.js';
 export * from './http-operator-wallet.js';
 export * from './settings.js';
+export * from './seamless-mode.js';

@@ -1,0 +1,89 @@
+import type { CommandHandler, ProjectionRunner } from '@croupier/application';
+import type { OperatorWalletPort } from '@croupier/contracts';
+import type { EventStore, ProjectionStorage, Subscription } from '@croupier/eventstore';
+import { HttpOperatorWallet } from './http-operator-wallet.js';
+import { OperatorWalletOutbox, PendingOperatorCalls } from './operator-wallet-outbox.js';
+import { SeamlessWallet, startOperatorWalletFeed } from './seamless-wallet.js';
+
+/** The seamless settings as parsed from the environment (operatorWalletEnvironmentShape). */
+export interface OperatorWalletSettings {
+  readonly OPERATOR_WALLET_URL?: string | undefined;
+  readonly OPERATOR_WALLET_SECRET?: string | undefined;
+  readonly OPERATOR_WALLET_TIMEOUT_MS: number;
+  readonly OPERATOR_WALLET_RETRIES: number;
+  readonly OPERATOR_WALLET_OUTBOX_INTERVAL_MS: number;
+}
+
+export interface SeamlessModeOptions {
+  readonly settings: OperatorWalletSettings;
+  readonly store: EventStore;
+  readonly commands: CommandHandler;
+  /** The process's read models: the owed calls are one of them (registered here). */
+  readonly readModels: ProjectionRunner;
+  /** Where the owed calls model's documents are read from. */
+  readonly storage: ProjectionStorage;
+  readonly logger: { warn(details: object, message: string): void };
+  /** The operator's wallet; default HTTP to OPERATOR_WALLET_URL, signed with the secret. */
+  readonly operator?: OperatorWalletPort;
+}
+
+/**
+ * Seamless mode's pieces, wired the same way in every process that runs them (the one-process
+ * gateway, the wallet service alone): the wallet port over the operator's wallet, the model of
+ * the calls still owed, the outbox that delivers them, and the feed that turns the rounds'
+ * settlement records into calls (ADR 0026). Built before the read models start (the owed calls
+ * are one of them), started after.
+ */
+export class SeamlessMode {
+  readonly wallet: SeamlessWallet;
+  readonly calls: PendingOperatorCalls;
+  readonly outbox: OperatorWalletOutbox;
+  private feed: Subscription | null = null;
+
+  constructor(private readonly options: SeamlessModeOptions) {
+    const { settings, logger } = options;
+    const operator =
+      options.operator ??
+      new HttpOperatorWallet({
+        url: required(settings.OPERATOR_WALLET_URL, 'OPERATOR_WALLET_URL'),
+        secret: required(settings.OPERATOR_WALLET_SECRET, 'OPERATOR_WALLET_SECRET'),
+        timeoutMs: settings.OPERATOR_WALLET_TIMEOUT_MS,
+        retries: settings.OPERATOR_WALLET_RETRIES,
+      });
+    this.calls = options.readModels.register(new PendingOperatorCalls(options.storage));
+    let outbox: OperatorWalletOutbox | null = null;
+    this.wallet = new SeamlessWallet(options.commands, operator, () => outbox?.wake());
+    outbox = new OperatorWalletOutbox(this.calls, this.wallet, operator, {
+      intervalMs: settings.OPERATOR_WALLET_OUTBOX_INTERVAL_MS,
+      sync: () => options.readModels.syncToHead([this.calls.name]),
+      onError: (error, call) => {
+        logger.warn({ err: error, key: call?.key, call: call?.call }, 'operator wallet: retrying');
+      },
+    });
+    this.outbox = outbox;
+  }
+
+  /** Starts the feed and the outbox; the feed is returned for the process's metrics. */
+  start(): Subscription {
+    this.feed ??= startOperatorWalletFeed(this.options.store, this.wallet, (error) => {
+      this.options.logger.warn(
+        { err: error, subscription: 'operator-wallet-feed' },
+        'subscription retrying',
+      );
+    });
+    this.outbox.start();
+    return this.feed;
+  }
+
+  /** Stops taking settlement records, then lets the outbox finish the call it is making. */
+  async stop(): Promise<void> {
+    await this.feed?.stop();
+    this.feed = null;
+    await this.outbox.stop();
+  }
+}
+
+function required(value: string | undefined, name: string): string {
+  if (value === undefined) throw new Error(`${name} is required with WALLET_MODE=seamless`);
+  return value;
+}
