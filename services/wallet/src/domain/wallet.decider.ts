@@ -363,6 +363,11 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
         },
       ];
     case 'DebitStakes': {
+      if (!state.exists && isPlayMoney(command.currency))
+        throw new DomainError(
+          'WALLET_NOT_FOUND',
+          `no play money yet: top the fun wallet up first (POST /v1/wallets/${command.playerId}/play-money)`,
+        );
       requireWallet(state);
       if (state.currency !== command.currency) {
         throw new DomainError(
