@@ -35,7 +35,12 @@ const REAL = 1_000_000;
 describe('fun mode: play money', () => {
   let harness: Harness;
   beforeAll(async () => {
-    harness = await startHarness({ store: 'memory', env: { FUN_BALANCE: String(FUN_BALANCE) } });
+    harness = await startHarness({
+      store: 'memory',
+      env: { FUN_BALANCE: String(FUN_BALANCE) },
+      // Distributed: the gateway serves the audit and game history, as the Ingress sends them.
+      gateway: true,
+    });
     await fund(harness.api, ['fay', 'fred', 'flo'], REAL);
   });
   afterAll(async () => {
