@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { streams, type PlayerId } from './ids.js';
-import { currencySchema } from './table-config.js';
 
 /**
  * Play money (003's fun mode, docs/adr/0030). A fun session plays in the currency `FUN`, which no
@@ -16,10 +15,12 @@ export const isPlayMoney = (currency: string | null | undefined): boolean =>
   currency === PLAY_MONEY_CURRENCY;
 
 /** A real-money currency: an ISO 4217 code, and never the play-money code `FUN`. */
-export const realCurrencySchema = currencySchema.regex(
-  /^(?!FUN$)/,
-  'FUN is play money: real money is in an ISO 4217 currency such as EUR',
-);
+export const realCurrencySchema = z
+  .string()
+  .regex(
+    /^(?!FUN$)[A-Z]{3}$/,
+    'must be an ISO 4217 code such as EUR; FUN is play money, never real money',
+  );
 
 /** The mark of a play-money event that names no currency: present (true) on play money only. */
 export const funMarkSchema = z.literal(true).optional();
