@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
+import { systemContext } from '@croupier/application';
 import { streams } from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from '../support/harness.js';
+import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
 import { settledEverywhere } from '../support/invariants.js';
-import { balanceOf, expectStatus, fund, placeBets, settled, type RoundView } from '../support/play.js';
+import {
+  balanceOf,
+  expectStatus,
+  fund,
+  placeBets,
+  settled,
+  type RoundView,
+} from '../support/play.js';
 
 interface SessionView {
   sessionId: string;
@@ -37,11 +45,12 @@ describe('fun mode: play money', () => {
   beforeAll(async () => {
     harness = await startHarness({
       store: 'memory',
-      env: { FUN_BALANCE: String(FUN_BALANCE) },
+      // The orphaned-debit sweep may refund a stake as soon as its round takes no more bets.
+      env: { FUN_BALANCE: String(FUN_BALANCE), ORPHAN_GRACE_MS: '0' },
       // Distributed: the gateway serves the audit and game history, as the Ingress sends them.
       gateway: true,
     });
-    await fund(harness.api, ['fay', 'fred', 'flo'], REAL);
+    await fund(harness.api, ['fay', 'fred', 'flo', 'orla'], REAL);
   });
   afterAll(async () => {
     await harness.close();
@@ -179,9 +188,7 @@ describe('fun mode: play money', () => {
     const realRound = await sessionRound('fred', realSession.sessionId);
     const betId = randomUUID();
     expectStatus(
-      await placeBets(api, realRound.roundId, 'fred', [
-        { type: 'player', amount: 1_000, betId },
-      ]),
+      await placeBets(api, realRound.roundId, 'fred', [{ type: 'player', amount: 1_000, betId }]),
       201,
     );
     const reused = await placeBets(api, funRound.roundId, 'fred', [
@@ -255,4 +262,62 @@ describe('fun mode: play money', () => {
     expect(out.body).toMatchObject({ code: 'INSUFFICIENT_FUNDS' });
     expect(await funWallet('flo')).toMatchObject({ balance: FUN_BALANCE });
   });
+
+  it.runIf(DEPLOYMENT === 'single')(
+    'a fun stake whose bet never reached its round goes back to the fun wallet, never the real one (single-process run: the debit is made without its bet)',
+    async () => {
+      const { api, store, system } = harness;
+      await topUp('orla');
+      const session = await openSession('orla', 'fun');
+      const round = await sessionRound('orla', session.sessionId);
+      const betId = randomUUID();
+      // As if the process died between the debit and the bet.
+      await system.wallets.debitStakes(
+        {
+          playerId: 'orla',
+          roundId: round.roundId,
+          currency: 'FUN',
+          stakes: [{ betId, amount: 3_000 }],
+        },
+        systemContext('test'),
+      );
+      expect(await funWallet('orla')).toMatchObject({ balance: FUN_BALANCE - 3_000 });
+      // Leaving voids the round, which never took the bet: the sweep gives the stake back.
+      expectStatus(
+        await api.as('player', 'orla').post(`/v1/sessions/${session.sessionId}/close`),
+        200,
+      );
+      expect(await system.sweep()).toBe(1);
+      expect(await funWallet('orla')).toMatchObject({ balance: FUN_BALANCE, openStakes: 0 });
+      expect(await balanceOf(api, 'orla')).toBe(REAL);
+      const refund = (await store.readStream(streams.funWallet('orla'))).find(
+        (e) => e.type === 'StakeRefunded',
+      );
+      expect(refund?.data).toMatchObject({ betId, reason: 'orphaned-debit', fun: true });
+      const released = (await store.readStream(streams.round(round.roundId))).find(
+        (e) => e.type === 'StakeReleased',
+      );
+      expect(released?.data).toMatchObject({ betId, fun: true });
+      expect((await store.readStream(streams.wallet('orla'))).map((e) => e.type)).toEqual([
+        'FundsDeposited',
+      ]);
+    },
+  );
+
+  it.runIf(DEPLOYMENT === 'single')(
+    'metrics count fun bets apart: never in the stakes (single-process run: one /metrics)',
+    async () => {
+      const token = await harness.tokens.issue({ id: 'ops', role: 'operator' });
+      const metrics = await harness.app.inject({
+        method: 'GET',
+        url: '/metrics',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(metrics.statusCode).toBe(200);
+      expect(metrics.body).toMatch(/croupier_fun_bets_placed_total\{bet_type="banker"\} [1-9]/);
+      expect(metrics.body).not.toMatch(
+        /croupier_bet_stakes_minor_units_total\{[^}]*currency="FUN"/,
+      );
+    },
+  );
 });
