@@ -189,7 +189,7 @@ describe('play money in the wallet decider', () => {
 
   it('a fun wallet holds FUN: its state says so', () => {
     const state = [granted(1_000), funDebited].reduce(
-      walletDecider.evolve,
+      (folded, event) => walletDecider.evolve(folded, event),
       walletDecider.initialState(),
     );
     expect(state).toMatchObject({ exists: true, currency: 'FUN', balance: 600 });
