@@ -182,7 +182,14 @@ export class BetWorkflow {
     let refunded = 0;
     for (const { betId, amount } of stakes) {
       const result = await this.wallets.refundStake(
-        { playerId, roundId, ...(currency === undefined ? {} : { currency }), betId, amount, reason },
+        {
+          playerId,
+          roundId,
+          ...(currency === undefined ? {} : { currency }),
+          betId,
+          amount,
+          reason,
+        },
         context,
       );
       if (result.refunded) refunded++;

@@ -126,10 +126,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       const table = await rounds.openSession(
         {
           sessionId: newSessionId(),
-          config: presetConfig(
-            request.body.preset,
-            fun ? { currency: PLAY_MONEY_CURRENCY } : {},
-          ),
+          config: presetConfig(request.body.preset, fun ? { currency: PLAY_MONEY_CURRENCY } : {}),
           session: {
             ownerId: principal.id,
             idleTimeoutMs: deps.sessionIdleTimeoutMs,

@@ -49,8 +49,14 @@ const credit = (currency: string, roundId: string) =>
 
 describe('play money in the wallet decider', () => {
   it('a grant tops a fun wallet up to the fun balance, numbered, and not past it', () => {
-    spec.given([]).when(grant()).then([granted(1_000)]);
-    spec.given([granted(1_000)]).when(grant()).then([]);
+    spec
+      .given([])
+      .when(grant())
+      .then([granted(1_000)]);
+    spec
+      .given([granted(1_000)])
+      .when(grant())
+      .then([]);
     spec
       .given([granted(1_000), funDebited])
       .when(grant())
@@ -63,7 +69,10 @@ describe('play money in the wallet decider', () => {
   });
 
   it('a fun wallet takes stakes in play money only, each marked fun', () => {
-    spec.given([granted(1_000)]).when(debit('FUN')).then([funDebited]);
+    spec
+      .given([granted(1_000)])
+      .when(debit('FUN'))
+      .then([funDebited]);
     spec
       .given([granted(1_000)])
       .when(debit('EUR', 't1.1.1'))

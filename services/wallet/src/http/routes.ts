@@ -188,7 +188,7 @@ function funWalletRoutes(app: HttpApp, deps: WalletRoutesDeps): void {
       },
       schema: {
         tags: ['wallets'],
-        summary: 'Fun mode: the fun wallet\'s movements, newest first, with the balance after each',
+        summary: "Fun mode: the fun wallet's movements, newest first, with the balance after each",
         params,
         querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
       },
