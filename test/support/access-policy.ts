@@ -89,6 +89,10 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'POST /v1/wallets/:playerId/withdrawals': { roles: ['operator'] },
   'GET /v1/wallets/:playerId': { roles: STAFF_AND_SELF, selfOnly: true },
   'GET /v1/wallets/:playerId/transactions': { roles: STAFF_AND_SELF, selfOnly: true },
+  // Fun mode (ADR 0030): a player tops up their own play money; an operator anyone's.
+  'POST /v1/wallets/:playerId/play-money': { roles: ['player', 'operator'], selfOnly: true },
+  'GET /v1/wallets/:playerId/play-money': { roles: STAFF_AND_SELF, selfOnly: true },
+  'GET /v1/wallets/:playerId/play-money/transactions': { roles: STAFF_AND_SELF, selfOnly: true },
   'GET /v1/players/:playerId/history': { roles: STAFF_AND_SELF, selfOnly: true },
   'GET /v1/players/:playerId/history.csv': { roles: ['operator', 'supervisor', 'regulator'] },
 

@@ -54,7 +54,7 @@ export const roleFor = (endpoint: Endpoint): Principal => {
   if (/\/(bets|rebet)$|\/bets\/:betId$|\/v1\/wallets\/:playerId$|history$/.test(endpoint.url))
     return 'player';
   if (
-    /deposits|withdrawals|admin|\/v1\/tables$|\/:tableId\/close$|settlements|metrics/.test(
+    /deposits|withdrawals|play-money|admin|\/v1\/tables$|\/:tableId\/close$|settlements|metrics/.test(
       endpoint.url,
     )
   )

@@ -140,6 +140,8 @@ function describeWallet(event: WalletEvent): string {
       return `${d.playerId} deposited ${event.data.amount} ${event.data.currency}`;
     case 'FundsWithdrawn':
       return `${d.playerId} withdrew ${event.data.amount}`;
+    case 'PlayMoneyGranted':
+      return `${d.playerId} was granted ${event.data.amount} ${event.data.currency} of play money (topped up to ${event.data.topUpTo})`;
     case 'StakeDebited':
       return `${d.playerId} debited ${event.data.amount} for bet ${event.data.betId}`;
     case 'PayoutCredited':
@@ -213,10 +215,14 @@ export function describeEvent(recorded: RecordedEvent): string {
       if (parsed.success) return describeShoe(parsed.data, recorded);
       break;
     }
-    case 'wallet-': {
+    case 'wallet-':
+    case 'fun-': {
+      // fun-wallet-<player>: play money (ADR 0030), said so on every movement.
       const parsed = walletEventSchema.safeParse(input);
-      if (parsed.success) return describeWallet(parsed.data);
-      break;
+      if (!parsed.success) break;
+      const line = describeWallet(parsed.data);
+      const marked = 'fun' in parsed.data.data && parsed.data.type !== 'PlayMoneyGranted';
+      return marked ? `${line} (play money, FUN)` : line;
     }
     case 'operator-': {
       const parsed = operatorWalletEventSchema.safeParse(input);

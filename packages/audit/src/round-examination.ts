@@ -157,7 +157,7 @@ export function examineRound(
         }
         break;
       case 'BetPlaced': {
-        const { roundId: _roundId, rebetOf: _rebetOf, ...bet } = event.data;
+        const { roundId: _roundId, rebetOf: _rebetOf, fun: _fun, ...bet } = event.data;
         if (bets.has(bet.betId)) break; // named by checkTurn; the first record stands
         bets.set(bet.betId, {
           bet,
@@ -514,6 +514,7 @@ export function examineRound(
             settledAt: settledBy,
             place:
               opened === null ? null : { tableId: opened.tableId, shiftId: opened.dealer.shiftId },
+            currency: opened?.currency ?? null,
             bets: [...bets.values()].filter(
               (state) => options.player === undefined || state.bet.playerId === options.player,
             ),

@@ -107,6 +107,7 @@ const fieldOf = (event: WalletEvent, name: 'roundId' | 'betId'): string | null =
 function effectOf(event: WalletEvent): number {
   switch (event.type) {
     case 'FundsDeposited':
+    case 'PlayMoneyGranted':
     case 'PayoutCredited':
     case 'StakeRefunded':
       return event.data.amount;

@@ -1,5 +1,7 @@
 import {
+  isPlayMoney,
   streams,
+  walletStreamOf,
   walletEventSchema,
   type RoundStatus,
   type WalletEvent,
@@ -136,6 +138,11 @@ export interface RoundMoney {
   readonly settledAt?: RecordedEvent | null;
   /** The table and dealer shift the round was played in: where adjusted commission is owed. */
   readonly place?: { readonly tableId: string; readonly shiftId: string } | null;
+  /**
+   * The round's currency (RoundOpened): play money (FUN) moves in the player's fun wallet only,
+   * real money in their real wallet only (ADR 0030). Absent: real money.
+   */
+  readonly currency?: string | null;
   readonly bets: readonly BetState[];
   /** Stakes the round released for refund; absent where the caller has no round stream. */
   readonly released?: readonly ReleasedStakeRecord[];
@@ -161,12 +168,20 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       movement.roundId === null ? betIds.has(movement.betId) : movement.roundId === roundId;
     if (!ofRound) continue;
     if (movement.kind === 'adjustment') adjustments.push(movement);
-    if (recorded.stream !== streams.wallet(movement.playerId)) {
+    const wallet = walletStreamOf(movement.playerId, round.currency);
+    if (recorded.stream !== wallet) {
       verdict.fail(
         'event-schema',
         'WRONG_STREAM',
         locationOf(recorded),
-        `${movement.type} for ${movement.playerId} is stored in ${recorded.stream}`,
+        `${movement.type} for ${movement.playerId} is stored in ${recorded.stream}, not ${wallet}${isPlayMoney(round.currency) ? ': the round plays play money' : ''}`,
+      );
+    } else if (((event.data as { fun?: unknown }).fun === true) !== isPlayMoney(round.currency)) {
+      verdict.fail(
+        'event-schema',
+        'WRONG_STREAM',
+        locationOf(recorded),
+        `${movement.type} for ${movement.playerId} is ${isPlayMoney(round.currency) ? 'not marked as play money, in a round of play money' : 'marked as play money, in a round of real money'}`,
       );
     }
     if (movement.kind === 'other') {

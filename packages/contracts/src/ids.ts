@@ -74,6 +74,8 @@ export const streams = {
   wallet: (playerId: PlayerId) => `wallet-${playerId}`,
   /** Seamless mode: what Croupier asked the operator's wallet for this player, and its answers. */
   operatorWallet: (playerId: PlayerId) => `operator-wallet-${playerId}`,
+  /** A player's play money (fun mode, ADR 0030): never `wallet-`, so nothing real reads it. */
+  funWallet: (playerId: PlayerId) => `fun-wallet-${playerId}`,
 } as const;
 
 export const STREAM_PREFIXES = {
@@ -82,6 +84,7 @@ export const STREAM_PREFIXES = {
   round: 'round-',
   wallet: 'wallet-',
   operatorWallet: 'operator-wallet-',
+  funWallet: 'fun-wallet-',
 } as const;
 
 /** The id part of a stream name: `round-t1.2.3` -> `t1.2.3`. */

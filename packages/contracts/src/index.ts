@@ -4,6 +4,7 @@ export * from './canonical-json.js';
 export * from './digests.js';
 export * from './round-status.js';
 export * from './table-config.js';
+export * from './play-money.js';
 export * from './events/index.js';
 export * from './errors.js';
 export * from './error-catalog.js';

@@ -134,6 +134,11 @@ export interface WalletPort {
     input: {
       playerId: PlayerId;
       roundId: RoundId;
+      /**
+       * The currency the stake was debited in. Play money (FUN) is refunded to the fun wallet
+       * only, and must be named; a refund naming none is of real money (ADR 0030).
+       */
+      currency?: string;
       betId: string;
       amount: number;
       reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';

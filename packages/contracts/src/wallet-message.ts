@@ -9,7 +9,7 @@ import {
   uuidSchema,
 } from './ids.js';
 import { publishedJsonSchema } from './json-schema.js';
-import { currencySchema } from './table-config.js';
+import { realCurrencySchema } from './play-money.js';
 
 /**
  * The public settlement message, version 2: one per movement of a player's money in Croupier's
@@ -60,7 +60,9 @@ export const walletMessageSchema = z
       .describe(
         "The message's number in the player's wallet: 1, 2, 3… with no gap. A mirror holding n messages of a player and receiving n + 2 knows one is missing.",
       ),
-    currency: currencySchema.describe('ISO 4217 code of every amount in the message.'),
+    currency: realCurrencySchema.describe(
+      'ISO 4217 code of every amount in the message. Never FUN: play money (fun sessions) is never published, and a message naming FUN is no message of Croupier: ignore it.',
+    ),
     amount: signedMinorUnits.describe(
       'What the movement does to the balance, minor units: positive credits, negative debits (a debit, a withdrawal, commission collected, an adjustment taking money back); 0 when nothing moves (a lost bet, commission accrued).',
     ),

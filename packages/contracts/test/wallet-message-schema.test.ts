@@ -50,6 +50,9 @@ const invalid: [string, Record<string, unknown>][] = [
   ['version 1', { ...payout, schema: 'croupier.settlement.v1' }],
   ['an unknown kind', { ...payout, kind: 'jackpot' }],
   ['negative commission owed', { ...payout, commissionOwed: -1 }],
+  // Play money is never published (ADR 0030): a message naming FUN is no message of Croupier.
+  ['play money', { ...payout, currency: 'FUN' }],
+  ['a currency that is no ISO 4217 code', { ...payout, currency: 'euro' }],
 ];
 
 const published = () =>

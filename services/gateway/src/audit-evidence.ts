@@ -14,6 +14,7 @@ import {
   parseRoundId,
   parseShoeId,
   roundIdOf,
+  STREAM_PREFIXES,
   streams,
 } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
@@ -45,20 +46,26 @@ async function walletEventsOf(
   for (const playerId of playersNamedBy(rounds)) {
     // Twice: a movement that names only its bet (commission accrued) is recognised by the debit
     // that names the round, even when it was placed before that debit.
-    const wallet = await store.readStream(streams.wallet(playerId));
-    for (const event of wallet) keep(event);
-    for (const event of wallet) keep(event);
+    // Both of the player's wallets: a fun round's money moves in the fun wallet (ADR 0030), and
+    // a movement stored in the wrong one is found, and judged, all the same.
+    for (const stream of [streams.wallet(playerId), streams.funWallet(playerId)]) {
+      const wallet = await store.readStream(stream);
+      for (const event of wallet) keep(event);
+      for (const event of wallet) keep(event);
+    }
   }
-  let after: bigint | undefined;
-  for (;;) {
-    const page = await store.readAll({
-      ...(after === undefined ? {} : { after }),
-      limit: PAGE,
-      filter: { streamPrefix: 'wallet-', eventTypes: [...ROUND_WALLET_EVENT_TYPES] },
-    });
-    for (const event of page) keep(event);
-    if (page.length < PAGE) break;
-    after = page.at(-1)!.position;
+  for (const streamPrefix of [STREAM_PREFIXES.wallet, STREAM_PREFIXES.funWallet]) {
+    let after: bigint | undefined;
+    for (;;) {
+      const page = await store.readAll({
+        ...(after === undefined ? {} : { after }),
+        limit: PAGE,
+        filter: { streamPrefix, eventTypes: [...ROUND_WALLET_EVENT_TYPES] },
+      });
+      for (const event of page) keep(event);
+      if (page.length < PAGE) break;
+      after = page.at(-1)!.position;
+    }
   }
   return [...found.values()].sort((a, b) =>
     a.position < b.position ? -1 : a.position > b.position ? 1 : 0,

@@ -1,5 +1,6 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
 import {
+  isPlayMoney,
   roundEventSchema,
   walletEventSchema,
   type RoundEvent,
@@ -241,6 +242,9 @@ export class PlayerHistory implements DurableProjection<HistoryDocument> {
     if (!event.stream.startsWith('round-') || !ROUND_EVENTS.has(event.type)) return [];
     const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
     const roundId = parsed.data.roundId;
+    // Game history is of real money (003: "available only when playing for money"): a fun
+    // round is never opened here, so none of its events finds a round to apply to (ADR 0030).
+    if (isFunRound(parsed)) return [];
     const players = (() => {
       switch (parsed.type) {
         case 'BetPlaced':
@@ -384,9 +388,15 @@ function applyWallet(event: RecordedEvent, docs: Docs): void {
   docs.put(playerKey(playerId), { wallet: next, records });
 }
 
+/** An event of a round of play money, as those that name its money say (ADR 0030). */
+const isFunRound = (event: RoundEvent): boolean =>
+  ('currency' in event.data && isPlayMoney(event.data.currency)) ||
+  ('fun' in event.data && event.data.fun === true);
+
 function applyRound(event: RecordedEvent, docs: Docs): void {
   const parsed: RoundEvent = roundEventSchema.parse({ type: event.type, data: event.data });
   const roundId = parsed.data.roundId;
+  if (isFunRound(parsed)) return;
   if (parsed.type === 'RoundOpened') {
     const round: RoundDocument = {
       roundId,

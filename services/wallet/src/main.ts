@@ -145,7 +145,7 @@ await runProcess('wallet', async (logger) => {
       },
     },
   });
-  walletRoutes(app, { wallets });
+  walletRoutes(app, { wallets, funBalance: config.FUN_BALANCE });
   walletInternalRoutes(app, { wallets: seamless?.wallet ?? wallets });
   settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });

@@ -40,6 +40,7 @@ async function movements(wallets: WalletService): Promise<void> {
     'ana',
     {
       type: 'CreditPayout',
+      currency: 'EUR',
       settlementId,
       roundId: ROUND,
       betId: won,
@@ -53,6 +54,7 @@ async function movements(wallets: WalletService): Promise<void> {
     'ana',
     {
       type: 'CreditPayout',
+      currency: 'EUR',
       settlementId,
       roundId: ROUND,
       betId: adjusted,
@@ -74,6 +76,7 @@ async function movements(wallets: WalletService): Promise<void> {
     'ana',
     {
       type: 'AdjustPayout',
+      currency: 'EUR',
       resettlementId: randomUUID(),
       roundId: ROUND,
       betId: adjusted,

@@ -59,6 +59,7 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
       })
       .map(({ b, amount, commission, shift }): WalletCommand => ({
         type: 'CreditPayout',
+        currency: 'EUR',
         settlementId: uuid('settlement', b),
         roundId: roundOf(b),
         betId: uuid('bet', b),
@@ -87,6 +88,7 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
       })
       .map(({ b, delta, commissionDelta, shift, n }): WalletCommand => ({
         type: 'AdjustPayout',
+        currency: 'EUR',
         resettlementId: uuid('resettlement', n),
         roundId: roundOf(b),
         betId: uuid('bet', b),

@@ -8,6 +8,7 @@ import {
   tableIdSchema,
   uuidSchema,
 } from '../ids.js';
+import { funMarkSchema } from '../play-money.js';
 import { betLimitSchema, cardSourceSchema, currencySchema } from '../table-config.js';
 import {
   bankerModeSchema,
@@ -72,6 +73,8 @@ export const betPlaced = eventSchema(
       roundId: roundIdSchema,
       /** Set when the bet repeats the player's previous round (rebet, x1 or x2). */
       rebetOf: roundIdSchema.nullable(),
+      /** A play-money bet (a fun session, ADR 0030): absent on real money. */
+      fun: funMarkSchema,
     })
     .strict(),
 );
@@ -103,6 +106,7 @@ export const stakeReleased = eventSchema(
       /** The stake the wallet debited for the bet, minor units: the refund returns exactly this. */
       amount: positiveMinorUnitsSchema,
       reason: z.enum(['bet-rejected', 'orphaned-debit']),
+      fun: funMarkSchema,
     })
     .strict(),
 );

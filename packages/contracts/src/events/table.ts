@@ -22,6 +22,8 @@ export const tableSessionSchema = z
   .object({
     ownerId: playerIdSchema,
     idleTimeoutMs: z.number().int().min(1_000).max(86_400_000),
+    /** A fun session (ADR 0030): plays for play money (`FUN`), from the owner's fun wallet. */
+    fun: z.literal(true).optional(),
   })
   .strict();
 export type TableSession = z.infer<typeof tableSessionSchema>;

@@ -6,6 +6,7 @@ import {
   tableIdSchema,
   uuidSchema,
 } from '../ids.js';
+import { funMarkSchema, PLAY_MONEY_CURRENCY } from '../play-money.js';
 import { currencySchema } from '../table-config.js';
 import { eventSchema } from './common.js';
 
@@ -34,6 +35,8 @@ export const stakeDebited = eventSchema(
       betId: uuidSchema,
       roundId: roundIdSchema,
       amount: positiveMinorUnitsSchema,
+      /** Play money (a fun session's stake, from the player's fun wallet): absent on real money. */
+      fun: funMarkSchema,
     })
     .strict(),
 );
@@ -48,6 +51,7 @@ export const payoutCredited = eventSchema(
       /** The settlement line's payout (0 for a lost bet: recorded, so the bet is closed). */
       amount: z.number().int().nonnegative(),
       result: z.enum(['win', 'lose', 'push']),
+      fun: funMarkSchema,
     })
     .strict(),
 );
@@ -60,6 +64,27 @@ export const stakeRefunded = eventSchema(
       roundId: roundIdSchema,
       amount: positiveMinorUnitsSchema,
       reason: z.enum(['voided', 'cleared', 'bet-rejected', 'orphaned-debit']),
+      fun: funMarkSchema,
+    })
+    .strict(),
+);
+
+/**
+ * Play money given to a player's fun wallet (ADR 0030): a top-up to the deployment's fun balance
+ * (FUN_BALANCE). The only way money enters a fun wallet; no real money is ever deposited in it.
+ */
+export const playMoneyGranted = eventSchema(
+  'PlayMoneyGranted',
+  z
+    .object({
+      playerId: playerIdSchema,
+      amount: positiveMinorUnitsSchema,
+      currency: z.literal(PLAY_MONEY_CURRENCY),
+      /** The balance the grant tops the wallet up to (FUN_BALANCE when it was granted). */
+      topUpTo: positiveMinorUnitsSchema,
+      /** The grant's number in the wallet (1, 2, ...): names it, so a retry records it once. */
+      grant: z.number().int().positive(),
+      fun: z.literal(true),
     })
     .strict(),
 );
@@ -114,6 +139,7 @@ export const payoutAdjusted = eventSchema(
       /** The seat the bet was placed from (002), whose commission debt changes; absent before seats were owned. */
       seat: z.number().int().min(1).max(9).nullable().optional(),
       reason: z.enum(['void', 'correction']),
+      fun: funMarkSchema,
     })
     .strict(),
 );
@@ -137,6 +163,7 @@ export const walletEventSchema = z.discriminatedUnion('type', [
   commissionAccrued,
   commissionCollected,
   payoutAdjusted,
+  playMoneyGranted,
 ]);
 export type WalletEvent = z.infer<typeof walletEventSchema>;
 

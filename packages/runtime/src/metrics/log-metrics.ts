@@ -1,4 +1,4 @@
-import { parseRoundId } from '@croupier/contracts';
+import { parseRoundId, PLAY_MONEY_CURRENCY } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 import { Counter, Histogram, type Registry } from 'prom-client';
 
@@ -25,6 +25,7 @@ export class LogMetrics {
   private readonly roundsCompleted: Counter<'table'>;
   private readonly roundsVoided: Counter<'table'>;
   private readonly betsPlaced: Counter<'bet_type'>;
+  private readonly funBetsPlaced: Counter<'bet_type'>;
   private readonly stakes: Counter<'bet_type' | 'currency'>;
   private readonly refunds: Counter<'reason'>;
   private readonly settlementLag: Histogram;
@@ -41,7 +42,15 @@ export class LogMetrics {
       'table',
     ]);
     this.roundsVoided = counter('croupier_rounds_voided_total', 'Rounds voided', ['table']);
-    this.betsPlaced = counter('croupier_bets_placed_total', 'Bets placed', ['bet_type']);
+    this.betsPlaced = counter('croupier_bets_placed_total', 'Bets placed (real money)', [
+      'bet_type',
+    ]);
+    // Play money is no revenue and no stake (ADR 0030): fun bets are counted apart, by number.
+    this.funBetsPlaced = counter(
+      'croupier_fun_bets_placed_total',
+      'Bets placed in fun sessions (play money, FUN): never in the stakes',
+      ['bet_type'],
+    );
     this.stakes = counter(
       'croupier_bet_stakes_minor_units_total',
       'Stakes of placed bets, in minor units of their currency',
@@ -97,6 +106,10 @@ export class LogMetrics {
         break;
       case 'BetPlaced': {
         const betType = String(data.type);
+        if (data.fun === true || this.currencies.get(roundId) === PLAY_MONEY_CURRENCY) {
+          this.funBetsPlaced.inc({ bet_type: betType });
+          break;
+        }
         this.betsPlaced.inc({ bet_type: betType });
         this.stakes.inc(
           { bet_type: betType, currency: this.currencies.get(roundId) ?? 'unknown' },
@@ -120,7 +133,7 @@ export class LogMetrics {
         this.forget(roundId);
         break;
       case 'StakeRefunded':
-        this.refunds.inc({ reason: String(data.reason) });
+        if (data.fun !== true) this.refunds.inc({ reason: String(data.reason) });
         break;
     }
   }

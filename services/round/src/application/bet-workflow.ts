@@ -8,6 +8,7 @@ import {
 import {
   betPlaced,
   DomainError,
+  PLAY_MONEY_CURRENCY,
   operatorWalletEventSchema,
   streams,
   walletEventSchema,
@@ -101,7 +102,7 @@ export class BetWorkflow {
       // request): the stakes this request debited go back now. A failure that is not a refusal
       // (the store unreachable) leaves them to the sweep: the bets may have been placed.
       if (error instanceof DomainError && debited.length > 0)
-        await this.release(roundId, playerId, debited, 'bet-rejected', context);
+        await this.release(roundId, playerId, state.currency, debited, 'bet-rejected', context);
       throw namingBetIds(error, stakes);
     }
   }
@@ -121,8 +122,23 @@ export class BetWorkflow {
       refunded +=
         state.status === 'none'
           ? // No such round: it can never hold the bet, and has no stream to record a release.
-            await this.refund(debit.roundId, debit.playerId, stake, 'orphaned-debit', context)
-          : await this.release(debit.roundId, debit.playerId, stake, 'orphaned-debit', context);
+            // Its currency is unknown but for the debit's play-money mark.
+            await this.refund(
+              debit.roundId,
+              debit.playerId,
+              debit.fun ? PLAY_MONEY_CURRENCY : undefined,
+              stake,
+              'orphaned-debit',
+              context,
+            )
+          : await this.release(
+              debit.roundId,
+              debit.playerId,
+              state.currency,
+              stake,
+              'orphaned-debit',
+              context,
+            );
     }
     return refunded;
   }
@@ -136,6 +152,7 @@ export class BetWorkflow {
   private async release(
     roundId: RoundId,
     playerId: string,
+    currency: string,
     stakes: readonly StakeOf[],
     reason: 'bet-rejected' | 'orphaned-debit',
     context: CommandContext,
@@ -150,12 +167,14 @@ export class BetWorkflow {
       (stake) =>
         state.releasedStakes.get(releaseKey(stake.betId, playerId))?.amount === stake.amount,
     );
-    return this.refund(roundId, playerId, released, reason, context);
+    return this.refund(roundId, playerId, currency, released, reason, context);
   }
 
+  /** Refunds stakes to the wallet they were debited from: play money to the fun wallet. */
   private async refund(
     roundId: RoundId,
     playerId: string,
+    currency: string | undefined,
     stakes: readonly StakeOf[],
     reason: 'bet-rejected' | 'orphaned-debit',
     context: CommandContext,
@@ -163,7 +182,14 @@ export class BetWorkflow {
     let refunded = 0;
     for (const { betId, amount } of stakes) {
       const result = await this.wallets.refundStake(
-        { playerId, roundId, betId, amount, reason },
+        {
+          playerId,
+          roundId,
+          ...(currency === undefined ? {} : { currency }),
+          betId,
+          amount,
+          reason,
+        },
         context,
       );
       if (result.refunded) refunded++;
@@ -203,6 +229,8 @@ export interface PendingDebit {
   readonly amount: number;
   /** When the store recorded the debit (ms since the epoch): the same in every process. */
   readonly debitedAt: number;
+  /** A play-money stake, from the player's fun wallet (ADR 0030); absent on real money. */
+  readonly fun?: true;
 }
 
 /**
@@ -258,11 +286,15 @@ export class PendingDebits implements DurableProjection<PendingDebit> {
     }
     const debit = walletEventSchema.parse({ type: event.type, data: event.data });
     if (debit.type !== 'StakeDebited') return;
-    const { betId, playerId, roundId, amount } = debit.data;
+    const { betId, playerId, roundId, amount, fun } = debit.data;
     // The store's time, not this process's first sight of it: a restart (or a replica) does
     // not start the grace period over.
     const debitedAt = event.recordedAt.getTime();
-    docs.put(key, { playerId, roundId, betId, amount, debitedAt }, { sort: BigInt(debitedAt) });
+    docs.put(
+      key,
+      { playerId, roundId, betId, amount, debitedAt, ...(fun ? { fun } : {}) },
+      { sort: BigInt(debitedAt) },
+    );
   }
 
   /** Debits pending for at least `graceMs`, oldest first. */

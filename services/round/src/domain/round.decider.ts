@@ -12,6 +12,7 @@ import {
 } from '@croupier/baccarat';
 import {
   DomainError,
+  funMarkOf,
   type CardSource,
   type DrawnCard,
   type PlacedBet,
@@ -200,7 +201,7 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
       };
     }
     case 'BetPlaced': {
-      const { roundId: _round, rebetOf: _rebet, ...bet } = event.data;
+      const { roundId: _round, rebetOf: _rebet, fun: _fun, ...bet } = event.data;
       const bets = new Map(state.bets);
       bets.set(bet.betId, { ...bet, status: 'active' });
       return { ...state, bets };
@@ -476,6 +477,7 @@ function placeBets(
       bankerMode: bet.bankerMode ?? null,
       seat: bet.seat,
       rebetOf: command.rebetOf,
+      ...funMarkOf(state.currency),
     },
   }));
 }
@@ -586,6 +588,7 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
             betId: stake.betId,
             amount: stake.amount,
             reason: command.reason,
+            ...funMarkOf(state.currency),
           },
         }));
     case 'CloseBetting':

@@ -1,5 +1,7 @@
 import {
   DomainError,
+  isPlayMoney,
+  PLAY_MONEY_CURRENCY,
   type Dealing,
   type TableConfig,
   type TableEvent,
@@ -73,10 +75,27 @@ export function evolveTable(state: TableState, event: TableEvent): TableState {
   }
 }
 
+/**
+ * A table plays play money exactly when it is a fun session (ADR 0030): a shared table is never
+ * fun, and a fun session never plays a real currency.
+ */
+function requirePlayMoneyOnFunSessionsOnly(command: Extract<TableCommand, { type: 'OpenTable' }>) {
+  const fun = command.session?.fun === true;
+  if (fun === isPlayMoney(command.config.currency)) return;
+  throw new DomainError(
+    'INVALID_TABLE_CONFIG',
+    fun
+      ? `a fun session plays play money (${PLAY_MONEY_CURRENCY}), not ${command.config.currency}`
+      : `${PLAY_MONEY_CURRENCY} is play money, played only at a player's fun session: a shared or real-money table plays a real currency`,
+    { field: 'currency' },
+  );
+}
+
 function decide(command: TableCommand, state: TableState): TableEvent[] {
   if (command.type === 'OpenTable') {
     if (state.status !== 'none')
       throw new DomainError('ALREADY_EXISTS', `table ${command.tableId} exists`);
+    requirePlayMoneyOnFunSessionsOnly(command);
     const { type: _type, session, ...data } = command;
     return [{ type: 'TableOpened', data: session === undefined ? data : { ...data, session } }];
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   DomainError,
+  PLAY_MONEY_CURRENCY,
   presetConfig,
   roundIdSchema,
   SINGLE_PLAYER_PRESETS,
@@ -19,6 +20,11 @@ export interface SessionRoutesDeps {
   readonly board: TableBoard;
   /** A session closes after this long without a command from its owner. */
   readonly sessionIdleTimeoutMs: number;
+  /**
+   * Whether players may open fun sessions (play money, ADR 0030): not where the operator's
+   * wallet holds the balances (WALLET_MODE=seamless), which play money must never reach.
+   */
+  readonly funSessions: boolean;
 }
 
 const sessionParams = z.object({ sessionId: tableIdSchema });
@@ -28,6 +34,8 @@ const sessionViewSchema = z.object({
   sessionId: z.string(),
   ownerId: z.string(),
   preset: z.string().nullable(),
+  /** The session's money: `fun` plays play money (currency `FUN`) from the player's fun wallet. */
+  mode: z.enum(['real', 'fun']),
   currency: z.string(),
   status: z.enum(['open', 'closed']),
   idleTimeoutMs: z.number().int(),
@@ -72,6 +80,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       sessionId: table.tableId,
       ownerId: table.session!.ownerId,
       preset: table.config?.preset ?? null,
+      mode: table.session!.fun === true ? ('fun' as const) : ('real' as const),
       currency: table.config!.currency,
       status: table.status === 'closed' ? ('closed' as const) : ('open' as const),
       idleTimeoutMs: table.session!.idleTimeoutMs,
@@ -95,20 +104,34 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       schema: {
         tags: ['sessions'],
         summary:
-          'Open your own table from a single-player preset (touch, single-deck): you bet and deal it',
+          'Open your own table from a single-player preset (touch, single-deck): you bet and deal it. mode fun plays play money (FUN) from your fun wallet (POST /v1/wallets/{playerId}/play-money tops it up)',
         body: z
-          .object({ preset: z.enum(SINGLE_PLAYER_PRESETS as unknown as [string, ...string[]]) })
+          .object({
+            preset: z.enum(SINGLE_PLAYER_PRESETS as unknown as [string, ...string[]]),
+            mode: z.enum(['real', 'fun']).default('real'),
+          })
           .strict(),
         response: { 201: sessionViewSchema },
       },
     },
     async (request, reply) => {
       const principal = principalOf(request);
+      const fun = request.body.mode === 'fun';
+      if (fun && !deps.funSessions)
+        throw new DomainError(
+          'VALIDATION_ERROR',
+          'mode: fun sessions are not offered where the operator holds the balances (seamless wallet mode)',
+          { field: 'mode' },
+        );
       const table = await rounds.openSession(
         {
           sessionId: newSessionId(),
-          config: presetConfig(request.body.preset),
-          session: { ownerId: principal.id, idleTimeoutMs: deps.sessionIdleTimeoutMs },
+          config: presetConfig(request.body.preset, fun ? { currency: PLAY_MONEY_CURRENCY } : {}),
+          session: {
+            ownerId: principal.id,
+            idleTimeoutMs: deps.sessionIdleTimeoutMs,
+            ...(fun ? { fun: true as const } : {}),
+          },
         },
         contextOf(request),
       );

@@ -79,7 +79,7 @@ export function evolveSettlement(state: SettlementState, event: RoundEvent): Set
         rules: event.data.rules,
       };
     case 'BetPlaced': {
-      const { roundId: _roundId, rebetOf: _rebetOf, ...bet } = event.data;
+      const { roundId: _roundId, rebetOf: _rebetOf, fun: _fun, ...bet } = event.data;
       const standing = new Map(state.standing);
       standing.set(bet.betId, bet);
       return { ...state, standing };

@@ -52,9 +52,22 @@ export const balanceLimitsSchema = z
     return (currency) => byCurrency.get(currency) ?? fallback;
   });
 
+/** The play money a fun wallet is topped up to when none is set: 10,000.00 FUN. */
+export const DEFAULT_FUN_BALANCE = 1_000_000;
+
 /** The wallet settings every process that hosts a wallet reads (gateway, wallet service). */
 export const walletEnvironmentShape = {
   /** transfer (Croupier holds the ledger) | seamless (the operator's wallet does). */
   WALLET_MODE: walletModeSchema,
   WALLET_MAX_BALANCE: balanceLimitsSchema.prefault(String(DEFAULT_MAX_BALANCE)),
+  /**
+   * FUN_BALANCE: what a player's fun wallet is topped up to, in minor units of play money
+   * (`FUN`), each time they ask (ADR 0030). Play money is granted, never deposited.
+   */
+  FUN_BALANCE: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER)
+    .default(DEFAULT_FUN_BALANCE),
 } as const;

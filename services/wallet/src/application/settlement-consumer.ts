@@ -22,6 +22,7 @@ export async function applySettlementMessage(
       message.playerId,
       {
         type: 'AdjustPayout',
+        currency: message.currency,
         resettlementId: message.settlementId,
         roundId: message.roundId,
         betId: message.betId,
@@ -41,6 +42,7 @@ export async function applySettlementMessage(
       {
         playerId: message.playerId,
         roundId: message.roundId,
+        currency: message.currency,
         betId: message.betId,
         amount: message.stake,
         reason: message.reason === 'cleared' ? 'cleared' : 'voided',
@@ -62,6 +64,7 @@ export async function applySettlementMessage(
     message.playerId,
     {
       type: 'CreditPayout',
+      currency: message.currency,
       settlementId: message.settlementId,
       roundId: message.roundId,
       betId: message.betId,

@@ -1,5 +1,6 @@
 import { deterministicId } from '@croupier/application';
 import {
+  isPlayMoney,
   SETTLEMENT_MESSAGE_SCHEMA_V2,
   STREAM_PREFIXES,
   walletEventSchema,
@@ -11,7 +12,9 @@ import { evolveWallet, initialWalletState, type WalletState } from '../domain/wa
 
 /**
  * The wallet outbox's subscription: every event of every wallet stream, each a movement of a
- * player's money (or of the commission they owe), each one public message.
+ * player's money (or of the commission they owe), each one public message. Real money only:
+ * fun wallets (`fun-wallet-<player>`, play money, ADR 0030) are not `wallet-` streams, so play
+ * money is never published, nor served by the reconciliation API.
  */
 export const WALLET_OUTBOX_SUBSCRIPTION = {
   name: 'wallet-outbox',
@@ -31,6 +34,10 @@ const owed = (state: WalletState): number => {
  */
 export function walletMessageOf(event: RecordedEvent, before: WalletState): WalletMessage {
   const record = walletEventSchema.parse({ type: event.type, data: event.data });
+  if (isPlayMoney(before.currency) || record.type === 'PlayMoneyGranted' || 'fun' in record.data)
+    throw new Error(
+      `${event.stream}@${event.revision} is play money (ADR 0030): it has no public message`,
+    );
   const after = evolveWallet(before, record);
   const metadata = event.metadata as { hash?: unknown; occurredAt?: unknown };
   const base = {

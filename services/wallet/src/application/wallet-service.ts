@@ -2,8 +2,10 @@ import { deterministicId, type Aggregate, type CommandHandler } from '@croupier/
 import {
   DomainError,
   eventTypesOf,
-  streams,
+  isPlayMoney,
+  PLAY_MONEY_CURRENCY,
   walletEventSchema,
+  walletStreamOf,
   type CommandContext,
   type PlayerId,
   type WalletEvent,
@@ -34,6 +36,8 @@ function walletEventId(event: WalletEvent): string {
     case 'FundsDeposited':
     case 'FundsWithdrawn':
       return deterministicId(event.type, event.data.playerId, event.data.reference);
+    case 'PlayMoneyGranted':
+      return deterministicId(event.type, event.data.playerId, String(event.data.grant));
     case 'StakeDebited':
     case 'StakeRefunded':
       return deterministicId(event.type, event.data.betId);
@@ -53,6 +57,11 @@ function walletEventId(event: WalletEvent): string {
       return deterministicId(event.type, event.data.resettlementId, event.data.betId);
   }
 }
+
+/** Which of a player's two wallets: real money, or play money (fun mode, ADR 0030). */
+export type Money = 'real' | 'fun';
+
+const moneyOf = (currency: string | undefined): Money => (isPlayMoney(currency) ? 'fun' : 'real');
 
 export interface WalletView {
   readonly playerId: PlayerId;
@@ -131,10 +140,18 @@ export class WalletService implements WalletPort {
     );
   }
 
-  private run(playerId: PlayerId, command: WalletCommand, context: CommandContext) {
-    return this.commands.handle(walletAggregate, streams.wallet(playerId), command, context, {
-      eventIds: (events) => events.map(walletEventId),
-    });
+  /**
+   * Runs a command on the player's wallet of that money: play money on their fun wallet, real
+   * money on their real one (ADR 0030). Each wallet refuses the other kind of money too.
+   */
+  private run(playerId: PlayerId, money: Money, command: WalletCommand, context: CommandContext) {
+    return this.commands.handle(
+      walletAggregate,
+      walletStreamOf(playerId, money === 'fun' ? PLAY_MONEY_CURRENCY : null),
+      command,
+      context,
+      { eventIds: (events) => events.map(walletEventId) },
+    );
   }
 
   async deposit(
@@ -144,6 +161,7 @@ export class WalletService implements WalletPort {
     this.refuseInSeamlessMode('deposits', input.playerId);
     const { state, revision } = await this.run(
       input.playerId,
+      moneyOf(input.currency),
       { type: 'Deposit', ...input, maxBalance: this.maxBalance(input.currency) },
       context,
     );
@@ -155,8 +173,10 @@ export class WalletService implements WalletPort {
     context: CommandContext,
   ): Promise<WalletView> {
     this.refuseInSeamlessMode('withdrawals', input.playerId);
+    // A withdrawal names no currency: it is of real money, from the real wallet, always.
     const { state, revision } = await this.run(
       input.playerId,
+      'real',
       { type: 'Withdraw', amount: input.amount, reference: input.reference },
       context,
     );
@@ -169,6 +189,7 @@ export class WalletService implements WalletPort {
   ): ReturnType<WalletPort['debitStakes']> {
     const { events, state } = await this.run(
       input.playerId,
+      moneyOf(input.currency),
       { type: 'DebitStakes', ...input },
       context,
     );
@@ -194,7 +215,12 @@ export class WalletService implements WalletPort {
     context: CommandContext,
   ): ReturnType<WalletPort['refundStake']> {
     const { playerId, ...refund } = input;
-    const { events } = await this.run(playerId, { type: 'RefundStake', ...refund }, context);
+    const { events } = await this.run(
+      playerId,
+      moneyOf(refund.currency),
+      { type: 'RefundStake', ...refund },
+      context,
+    );
     return { refunded: events.length > 0 };
   }
 
@@ -203,7 +229,7 @@ export class WalletService implements WalletPort {
     command: Extract<WalletCommand, { type: 'CreditPayout' }>,
     context: CommandContext,
   ): Promise<void> {
-    await this.run(playerId, command, context);
+    await this.run(playerId, moneyOf(command.currency), command, context);
   }
 
   async adjustPayout(
@@ -211,7 +237,7 @@ export class WalletService implements WalletPort {
     command: Extract<WalletCommand, { type: 'AdjustPayout' }>,
     context: CommandContext,
   ): Promise<void> {
-    await this.run(playerId, command, context);
+    await this.run(playerId, moneyOf(command.currency), command, context);
   }
 
   async collectCommission(
@@ -219,17 +245,45 @@ export class WalletService implements WalletPort {
     command: Extract<WalletCommand, { type: 'CollectCommission' }>,
     context: CommandContext,
   ): Promise<void> {
-    await this.run(playerId, command, context);
+    // Commission accrues at seated tables only, and those play real money.
+    await this.run(playerId, 'real', command, context);
   }
 
-  async getWallet(playerId: PlayerId): Promise<WalletView> {
-    const { state, revision } = await this.commands.load(walletAggregate, streams.wallet(playerId));
+  /**
+   * Fun mode (ADR 0030): tops the player's fun wallet up to `topUpTo` play money (FUN_BALANCE),
+   * recorded as PlayMoneyGranted; a wallet holding that much already is left as it is.
+   */
+  async grantPlayMoney(
+    input: { playerId: PlayerId; topUpTo: number },
+    context: CommandContext,
+  ): Promise<WalletView> {
+    const { state, revision } = await this.run(
+      input.playerId,
+      'fun',
+      { type: 'GrantPlayMoney', ...input },
+      context,
+    );
+    return viewOf(input.playerId, state, revision);
+  }
+
+  /** The player's real wallet, or their fun wallet (play money). */
+  async getWallet(playerId: PlayerId, money: Money = 'real'): Promise<WalletView> {
+    const { state, revision } = await this.commands.load(
+      walletAggregate,
+      walletStreamOf(playerId, money === 'fun' ? PLAY_MONEY_CURRENCY : null),
+    );
     return viewOf(playerId, state, revision);
   }
 
-  /** The wallet's movements, newest first, each with the balance after it. */
-  async transactions(playerId: PlayerId, limit = 50): Promise<WalletTransaction[]> {
-    const recorded = await this.commands.store.readStream(streams.wallet(playerId));
+  /** The wallet's movements, newest first, each with the balance after it (`FUN`: play money). */
+  async transactions(
+    playerId: PlayerId,
+    limit = 50,
+    money: Money = 'real',
+  ): Promise<WalletTransaction[]> {
+    const recorded = await this.commands.store.readStream(
+      walletStreamOf(playerId, money === 'fun' ? PLAY_MONEY_CURRENCY : null),
+    );
     // The wallet's own fold gives each movement's effect, commission adjustments included.
     let state = walletDecider.initialState();
     const all = recorded.map((r): WalletTransaction => {

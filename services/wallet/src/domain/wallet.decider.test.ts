@@ -99,6 +99,7 @@ describe('wallet decider', () => {
   it('credits a payout once: a second credit for the same bet would pay twice', () => {
     const credit = {
       type: 'CreditPayout',
+      currency: 'EUR',
       settlementId: SETTLEMENT,
       roundId: 't1.1.1',
       betId: BET,
@@ -178,6 +179,7 @@ describe('wallet decider', () => {
       .given([deposited, debited])
       .when({
         type: 'CreditPayout',
+        currency: 'EUR',
         settlementId: SETTLEMENT,
         betId: BET,
         amount: 800,
@@ -241,6 +243,7 @@ describe('wallet decider', () => {
       .given([rich, { ...debited, data: { ...debited.data, amount: 100 } }])
       .when({
         type: 'CreditPayout',
+        currency: 'EUR',
         settlementId: SETTLEMENT,
         roundId: 't1.1.1',
         betId: BET,
@@ -363,6 +366,7 @@ describe('resettlement', () => {
     const adjust = (delta: number, commissionDelta = 0) =>
       ({
         type: 'AdjustPayout',
+        currency: 'EUR',
         resettlementId: SETTLEMENT,
         roundId: 't1.1.1',
         betId: BET,

@@ -1,6 +1,9 @@
 import {
   DomainError,
   foldCommissionDebt,
+  funMarkOf,
+  isPlayMoney,
+  PLAY_MONEY_CURRENCY,
   type PlayerId,
   type RoundId,
   type WalletEvent,
@@ -23,6 +26,11 @@ export type WalletCommand =
       maxBalance: number;
     }
   | { type: 'Withdraw'; amount: number; reference: string }
+  /**
+   * Fun mode (ADR 0030): tops a fun wallet up to `topUpTo` play money, if it holds less. Play
+   * money enters a fun wallet this way only, and a real wallet never.
+   */
+  | { type: 'GrantPlayMoney'; playerId: PlayerId; topUpTo: number }
   | {
       type: 'DebitStakes';
       playerId: PlayerId;
@@ -32,6 +40,8 @@ export type WalletCommand =
     }
   | {
       type: 'CreditPayout';
+      /** The round's currency: play money is credited to a fun wallet only, real money never. */
+      currency: string;
       settlementId: string;
       roundId: RoundId;
       betId: string;
@@ -42,6 +52,8 @@ export type WalletCommand =
     }
   | {
       type: 'RefundStake';
+      /** The currency the stake was debited in (absent: real money): play money goes back to a fun wallet only. */
+      currency?: string | undefined;
       betId: string;
       /** The round the stake was debited for, and its amount: a refund for another is refused. */
       roundId: RoundId;
@@ -50,6 +62,7 @@ export type WalletCommand =
     }
   | {
       type: 'AdjustPayout';
+      currency: string;
       resettlementId: string;
       roundId: RoundId;
       betId: string;
@@ -71,11 +84,15 @@ export interface OpenStake {
 export interface WalletState {
   readonly exists: boolean;
   readonly playerId: PlayerId;
+  /** The wallet's one currency: `FUN` for a fun wallet (play money, ADR 0030). */
   readonly currency: string | null;
   /** Sum of all movements, minor units. */
   readonly balance: number;
   readonly openStakes: ReadonlyMap<string, OpenStake>;
-  /** Amount of each deposit and withdrawal by its reference, keyed `deposit:REF`, `withdrawal:REF`. */
+  /**
+   * Amount of each deposit and withdrawal by its reference, keyed `deposit:REF`, `withdrawal:REF`;
+   * a fun wallet's play-money grants by number, `grant:N`.
+   */
   readonly references: ReadonlyMap<string, number>;
   /** Commission owed per table dealer shift (accrued, not yet collected), keyed `table/shift`. */
   readonly commissionOwed: ReadonlyMap<string, number>;
@@ -119,6 +136,15 @@ export function evolveWallet(state: WalletState, event: WalletEvent): WalletStat
           `deposit:${event.data.reference}`,
           event.data.amount,
         ),
+      };
+    case 'PlayMoneyGranted':
+      return {
+        ...state,
+        exists: true,
+        playerId: event.data.playerId,
+        currency: PLAY_MONEY_CURRENCY,
+        balance: state.balance + event.data.amount,
+        references: new Map(state.references).set(`grant:${event.data.grant}`, event.data.amount),
       };
     case 'FundsWithdrawn':
       return {
@@ -218,6 +244,24 @@ function requireWallet(state: WalletState): void {
 }
 
 /**
+ * Play money and real money never meet (ADR 0030): a command for play money is refused by a
+ * real wallet, and one for real money by a fun wallet, whatever else it names.
+ */
+function requireSameMoney(state: WalletState, currency: string | null, what: string): void {
+  if (state.currency === null || isPlayMoney(state.currency) === isPlayMoney(currency)) return;
+  throw new DomainError(
+    'CURRENCY_MISMATCH',
+    isPlayMoney(currency)
+      ? `${what} in play money (${currency}) never reaches a real-money wallet (${state.currency})`
+      : `${what} in ${currency ?? 'real money'} never reaches a fun wallet: it holds play money (${state.currency}) only`,
+    { field: 'currency' },
+  );
+}
+
+const grantsOf = (state: WalletState): number =>
+  [...state.references.keys()].filter((key) => key.startsWith('grant:')).length;
+
+/**
  * A reference names one deposit or withdrawal: the same one again is a retry (nothing more to
  * do); another amount under the same reference is a conflict, refused.
  */
@@ -241,6 +285,13 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
   switch (command.type) {
     case 'Deposit':
       requirePositive(command.amount, 'a deposit');
+      if (isPlayMoney(command.currency) || isPlayMoney(state.currency)) {
+        throw new DomainError(
+          'CURRENCY_MISMATCH',
+          `play money (${PLAY_MONEY_CURRENCY}) is granted to a fun wallet, never deposited, and a fun wallet takes no real money`,
+          { field: 'currency' },
+        );
+      }
       if (state.currency !== null && state.currency !== command.currency) {
         throw new DomainError(
           'CURRENCY_MISMATCH',
@@ -266,8 +317,34 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
           },
         },
       ];
+    case 'GrantPlayMoney': {
+      requirePositive(command.topUpTo, 'a fun balance');
+      requireSameMoney(state, PLAY_MONEY_CURRENCY, 'a play-money grant');
+      const amount = command.topUpTo - available(state);
+      if (amount <= 0) return [];
+      return [
+        {
+          type: 'PlayMoneyGranted',
+          data: {
+            playerId: command.playerId,
+            amount,
+            currency: PLAY_MONEY_CURRENCY,
+            topUpTo: command.topUpTo,
+            grant: grantsOf(state) + 1,
+            fun: true,
+          },
+        },
+      ];
+    }
     case 'Withdraw':
       requireWallet(state);
+      if (isPlayMoney(state.currency)) {
+        throw new DomainError(
+          'CURRENCY_MISMATCH',
+          'play money cannot be withdrawn: it is worth nothing outside its fun wallet',
+          { field: 'currency' },
+        );
+      }
       requirePositive(command.amount, 'a withdrawal');
       if (alreadyRecorded(state, 'withdrawal', command.reference, command.amount)) return [];
       if (command.amount > available(state)) {
@@ -286,6 +363,11 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
         },
       ];
     case 'DebitStakes': {
+      if (!state.exists && isPlayMoney(command.currency))
+        throw new DomainError(
+          'WALLET_NOT_FOUND',
+          `no play money yet: top the fun wallet up first (POST /v1/wallets/${command.playerId}/play-money)`,
+        );
       requireWallet(state);
       if (state.currency !== command.currency) {
         throw new DomainError(
@@ -325,10 +407,12 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
           betId: stake.betId,
           roundId: command.roundId,
           amount: stake.amount,
+          ...funMarkOf(state.currency),
         },
       }));
     }
     case 'CreditPayout': {
+      requireSameMoney(state, command.currency, 'a payout');
       // A stake no longer open was paid or refunded already: crediting again would pay twice.
       if (openStakeNamed(state, { betId: command.betId, roundId: command.roundId }) === undefined)
         return [];
@@ -349,6 +433,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
             settlementId: command.settlementId,
             amount: command.amount,
             result: command.result,
+            ...funMarkOf(state.currency),
           },
         },
       ];
@@ -370,6 +455,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       return events;
     }
     case 'RefundStake': {
+      requireSameMoney(state, command.currency ?? null, 'a refund');
       // Closed already (paid or refunded), or never debited: nothing to return.
       const stake = openStakeNamed(state, command);
       if (stake === undefined) return [];
@@ -382,6 +468,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
             roundId: stake.roundId,
             amount: stake.amount,
             reason: command.reason,
+            ...funMarkOf(state.currency),
           },
         },
       ];
@@ -390,10 +477,16 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       if (!Number.isSafeInteger(command.delta) || !Number.isSafeInteger(command.commissionDelta)) {
         throw new DomainError('INVALID_AMOUNT', 'adjustments are whole numbers of minor units');
       }
+      requireSameMoney(state, command.currency, 'an adjustment');
       if (command.delta === 0 && command.commissionDelta === 0) return [];
       requireSafeBalance(state, command.delta);
-      const { type: _type, ...data } = command;
-      return [{ type: 'PayoutAdjusted', data: { playerId: state.playerId, ...data } }];
+      const { type: _type, currency: _currency, ...data } = command;
+      return [
+        {
+          type: 'PayoutAdjusted',
+          data: { playerId: state.playerId, ...data, ...funMarkOf(state.currency) },
+        },
+      ];
     }
     case 'CollectCommission': {
       // Every seat's debt of every shift but the one now running, one record per seat and shift.

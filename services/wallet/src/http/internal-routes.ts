@@ -52,14 +52,16 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletPort }
         params: z.object({ playerId: playerIdSchema, betId: z.uuid() }),
         body: z.object({
           roundId: roundIdSchema,
+          currency: currencySchema.optional(),
           amount: z.number().int().positive(),
           reason: z.enum(['voided', 'cleared', 'bet-rejected', 'orphaned-debit']),
         }),
       },
     },
     async (request) => {
+      const { currency, ...refund } = request.body;
       return wallets.refundStake(
-        { ...request.params, ...request.body },
+        { ...request.params, ...refund, ...(currency === undefined ? {} : { currency }) },
         internalContextOf(request),
       );
     },

@@ -36,6 +36,8 @@ export const WALLET_PROBLEMS = {
   getWallet: ['FORBIDDEN', 'WALLET_NOT_FOUND'],
   /** A wallet never opened has no movements: an empty list. */
   transactions: ['FORBIDDEN'],
+  /** FORBIDDEN: a player topping up another player's fun wallet. */
+  grantPlayMoney: ['FORBIDDEN', CONTENDED],
 } as const satisfies Readonly<Record<string, Codes>>;
 
 /**

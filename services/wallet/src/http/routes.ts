@@ -25,9 +25,16 @@ const amountSchema = z
   .max(Number.MAX_SAFE_INTEGER);
 const referenceSchema = textSchema({ max: 128 });
 
+export interface WalletRoutesDeps {
+  readonly wallets: WalletService;
+  /** What a fun wallet is topped up to (FUN_BALANCE), play money in minor units. */
+  readonly funBalance: number;
+}
+
 /** Wallets: balances are projections of the wallet stream; money moves only by events. */
-export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): void {
+export function walletRoutes(app: HttpApp, deps: WalletRoutesDeps): void {
   const { wallets } = deps;
+  funWalletRoutes(app, deps);
 
   app.post(
     '/v1/wallets/:playerId/deposits',
@@ -113,6 +120,82 @@ export function walletRoutes(app: HttpApp, deps: { wallets: WalletService }): vo
     async (request) => {
       requireSelfOrStaff(principalOf(request), request.params.playerId);
       return wallets.transactions(request.params.playerId, request.query.limit);
+    },
+  );
+}
+
+/**
+ * A player's fun wallet (ADR 0030): play money (`FUN`) for fun sessions, in a wallet of its own.
+ * Topped up by a grant, never deposited to or withdrawn from, never published to downstream
+ * wallet systems.
+ */
+function funWalletRoutes(app: HttpApp, deps: WalletRoutesDeps): void {
+  const { wallets, funBalance } = deps;
+
+  app.post(
+    '/v1/wallets/:playerId/play-money',
+    {
+      config: { roles: ['player', 'operator'], problems: WALLET_PROBLEMS.grantPlayMoney },
+      schema: {
+        tags: ['wallets'],
+        summary:
+          'Fun mode: top your fun wallet up to the fun balance (FUN_BALANCE) of play money (FUN); a wallet holding that much already is left as it is',
+        params,
+        response: { 200: walletViewSchema },
+      },
+    },
+    async (request) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      return wallets.grantPlayMoney(
+        { playerId: request.params.playerId, topUpTo: funBalance },
+        contextOf(request),
+      );
+    },
+  );
+
+  app.get(
+    '/v1/wallets/:playerId/play-money',
+    {
+      config: {
+        roles: ['player', 'supervisor', 'operator', 'regulator'],
+        problems: WALLET_PROBLEMS.getWallet,
+      },
+      schema: {
+        tags: ['wallets'],
+        summary: 'Fun mode: the fun wallet, play money (FUN) only',
+        params,
+        response: { 200: walletViewSchema },
+      },
+    },
+    async (request, reply) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      const view = await wallets.getWallet(request.params.playerId, 'fun');
+      if (view.version === null)
+        throw new DomainError(
+          'WALLET_NOT_FOUND',
+          `no fun wallet for ${request.params.playerId}: top it up first (POST /v1/wallets/${request.params.playerId}/play-money)`,
+        );
+      return reply.header('etag', `"${view.version}"`).send(view);
+    },
+  );
+
+  app.get(
+    '/v1/wallets/:playerId/play-money/transactions',
+    {
+      config: {
+        roles: ['player', 'supervisor', 'operator', 'regulator'],
+        problems: WALLET_PROBLEMS.transactions,
+      },
+      schema: {
+        tags: ['wallets'],
+        summary: "Fun mode: the fun wallet's movements, newest first, with the balance after each",
+        params,
+        querystring: z.strictObject({ limit: z.coerce.number().int().min(1).max(500).default(50) }),
+      },
+    },
+    async (request) => {
+      requireSelfOrStaff(principalOf(request), request.params.playerId);
+      return wallets.transactions(request.params.playerId, request.query.limit, 'fun');
     },
   );
 }

@@ -7,6 +7,7 @@ import {
 import {
   DomainError,
   eventTypesOf,
+  isPlayMoney,
   operatorWalletEventSchema,
   roundEventSchema,
   streams,
@@ -126,7 +127,7 @@ export class SeamlessWallet implements WalletPort {
     input: Parameters<WalletPort['refundStake']>[0],
     context: CommandContext,
   ): ReturnType<WalletPort['refundStake']> {
-    const { playerId, ...rollback } = input;
+    const { playerId, currency: _currency, ...rollback } = input;
     const { events } = await this.run(playerId, { type: 'RequestRollback', ...rollback }, context);
     if (events.length > 0) this.onRequested();
     return { refunded: events.length > 0 };
@@ -142,12 +143,19 @@ export class SeamlessWallet implements WalletPort {
     const parsed = roundEventSchema.parse({ type: record.type, data: record.data });
     const context = systemContext('operator-wallet', record.id);
     const creditKey = (betId: string) => deterministicId('operator-credit', record.id, betId);
+    const settles =
+      parsed.type === 'BetsRefunded' ||
+      parsed.type === 'RoundSettled' ||
+      parsed.type === 'RoundResettled';
+    // Play money never reaches the operator's wallet (ADR 0030).
+    if (settles && isPlayMoney(parsed.data.currency)) return;
     if (parsed.type === 'BetsRefunded') {
       for (const line of parsed.data.lines)
         await this.refundStake(
           {
             playerId: line.playerId,
             roundId: parsed.data.roundId,
+            currency: parsed.data.currency,
             betId: line.betId,
             amount: line.amount,
             reason: parsed.data.reason,
