@@ -21,7 +21,9 @@ export interface DocumentIndex {
 
 /**
  * The documents one event may read and write: those whose keys the projection named for it in
- * `keysOf`. `get` answers a copy; a change is kept only when `put`.
+ * `keysOf`. `get` answers the batch's own document, not a copy (copies cost most of a catch-up,
+ * docs/adr/0028): change it only to `put` it; `put` keeps the document it is given, so the
+ * projection must not change it afterwards except to put it again.
  */
 export interface DocumentSet<Doc> {
   get(key: string): Doc | undefined;
@@ -71,6 +73,12 @@ export class ProjectionLagError extends Error {
 export interface ProjectionRunnerOptions {
   /** Events per batch: one log read and one transaction. Default 500. */
   readonly batchSize?: number;
+  /**
+   * The largest batch while far behind (at start-up, in a rebuild): after each full batch the
+   * next one doubles, up to this; once a batch is not full, batches are `batchSize` again.
+   * Default 8000.
+   */
+  readonly catchUpBatchSize?: number;
   /** Poll of the log when no wake-up arrives, and of a checkpoint another process moves (ms). Default 100. */
   readonly pollIntervalMs?: number;
   /** How often a model another process runs is asked for (ms). Default 1000. */
@@ -158,6 +166,7 @@ export class ProjectionRunner {
     this.#storage = storage;
     this.#options = {
       batchSize: 500,
+      catchUpBatchSize: 8_000,
       pollIntervalMs: 100,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,
@@ -371,12 +380,13 @@ export class ProjectionRunner {
       nextLeaseAttempt: 0,
     };
     let events = 0;
+    const limit = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
     const catchUp = async (until: () => bigint) => {
       for (;;) {
-        const read = await this.#step([shadow]);
+        const read = await this.#step([shadow], limit);
         events += read;
         if (shadow.stopped !== null) throw new ProjectionStoppedError(name, shadow.stopped);
-        if (read < this.#options.batchSize && shadow.position >= until()) return;
+        if (read < limit && shadow.position >= until()) return;
         if (read === 0) return;
       }
     };
@@ -442,16 +452,21 @@ export class ProjectionRunner {
 
   async #run(): Promise<void> {
     let failures = 0;
+    let limit = this.#options.batchSize;
+    const largest = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
     while (this.#running) {
       let pause: number;
       try {
         const { active, read } = await this.#exclusive(async () => {
           await this.#takeLeases();
           const held = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
-          return { active: held, read: held.length === 0 ? 0 : await this.#step(held) };
+          return { active: held, read: held.length === 0 ? 0 : await this.#step(held, limit) };
         });
         failures = 0;
-        const caughtUp = read < this.#options.batchSize;
+        const caughtUp = read < limit;
+        // Far behind, a batch's fixed costs (a log read, a load, a transaction) are shared by
+        // more events; caught up, a batch holds what arrived since the last one.
+        limit = caughtUp ? this.#options.batchSize : Math.min(limit * 2, largest);
         if (caughtUp && this.#caughtUp) {
           this.#caughtUp.resolve();
           this.#caughtUp = null;
@@ -471,13 +486,16 @@ export class ProjectionRunner {
     }
   }
 
-  /** Reads one batch from the oldest held checkpoint and commits it; answers the events read. */
-  async #step(active: readonly Model[]): Promise<number> {
+  /**
+   * Reads a batch of at most `limit` events from the oldest held checkpoint and commits it;
+   * answers the events read.
+   */
+  async #step(active: readonly Model[], limit: number): Promise<number> {
     const from = active.reduce(
       (min, m) => (m.position < min ? m.position : min),
       active[0]!.position,
     );
-    const events = await this.#store.readAll({ after: from, limit: this.#options.batchSize });
+    const events = await this.#store.readAll({ after: from, limit });
     if (events.length === 0) return 0;
     const started = Date.now();
     const last = events[events.length - 1]!.position;
@@ -503,29 +521,39 @@ export class ProjectionRunner {
       }
       return { model, relevant, keys, failed };
     });
+    const requestOf = (plan: (typeof plans)[number]) => ({
+      model: plan.model.projection.name,
+      generation: plan.model.generation,
+      keys: [...plan.keys],
+    });
     const loaded = await this.#storage.load(
-      plans
-        .filter((plan) => plan.keys.size > 0)
-        .map((plan) => ({
-          model: plan.model.projection.name,
-          generation: plan.model.generation,
-          keys: [...plan.keys],
-        })),
+      plans.filter((plan) => plan.keys.size > 0).map(requestOf),
     );
 
     const commits: { model: Model; commit: ModelCommit; stopped: ProjectionError | null }[] = [];
-    for (const { model, relevant, failed } of plans) {
+    for (const plan of plans) {
+      const { model, relevant, failed } = plan;
       const name = model.projection.name;
-      const base = loaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>();
-      let overlay = new Overlay(base);
+      // The loaded documents are this batch's own (each load answers new objects): the events
+      // change them in place, with no copy.
+      let overlay = new Overlay(
+        loaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>(),
+      );
       let stoppedAt: { event: RecordedEvent; cause: unknown } | null = null;
       for (let i = 0; i < relevant.length; i++) {
         const { event, keys } = relevant[i]!;
         try {
           model.projection.apply(event, overlay.scope(name, event, keys));
         } catch (cause) {
-          // What the events before it did is kept; the failed event's partial changes are not.
-          overlay = new Overlay(base);
+          // What the events before it did is kept; the failed event's partial changes are not:
+          // the documents are loaded again, as stored, and the events before it applied again.
+          const reloaded =
+            plan.keys.size === 0
+              ? new Map<string, Map<string, Document>>()
+              : await this.#storage.load([requestOf(plan)]);
+          overlay = new Overlay(
+            reloaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>(),
+          );
           for (const done of relevant.slice(0, i))
             model.projection.apply(done.event, overlay.scope(name, done.event, done.keys));
           stoppedAt = { event, cause };
@@ -714,21 +742,24 @@ function positionBefore(
   return previous > from ? previous : from;
 }
 
-const copy = <T>(doc: T): T => (doc === undefined ? doc : structuredClone(doc));
-
-/** A model's documents during one batch: as loaded, plus what the batch changed. */
+/**
+ * A model's documents during one batch: as loaded, plus what the batch changed. The documents
+ * are the batch's own, handed to `apply` and taken back from it without copies; only one object
+ * put under two keys is copied, so that changing one cannot change the other.
+ */
 class Overlay {
   readonly #base: ReadonlyMap<string, Document>;
   readonly #changed = new Map<string, Mutable<DocumentWrite>>();
+  /** The key each object put is held under. */
+  readonly #heldUnder = new WeakMap<object, string>();
 
   constructor(base: ReadonlyMap<string, Document>) {
     this.#base = base;
   }
 
   scope(model: string, event: RecordedEvent, keys: readonly string[]): DocumentSet<unknown> {
-    const allowed = new Set(keys);
     const check = (key: string) => {
-      if (!allowed.has(key))
+      if (!keys.includes(key))
         throw new Error(
           `projection ${model} used document ${JSON.stringify(key)} for ${event.type} at ${event.stream}@${event.revision} without naming it in keysOf`,
         );
@@ -737,16 +768,25 @@ class Overlay {
       get: (key) => {
         check(key);
         const changed = this.#changed.get(key);
-        if (changed !== undefined) return changed.doc === null ? undefined : copy(changed.doc);
-        return copy(this.#base.get(key));
+        if (changed !== undefined) return changed.doc === null ? undefined : changed.doc;
+        const doc = this.#base.get(key);
+        if (typeof doc === 'object' && doc !== null && !this.#heldUnder.has(doc))
+          this.#heldUnder.set(doc, key);
+        return doc;
       },
       put: (key, doc, index = {}) => {
         check(key);
         if (doc === undefined || doc === null)
           throw new Error(`projection ${model} put an empty document at ${JSON.stringify(key)}`);
+        let held: unknown = doc;
+        if (typeof doc === 'object') {
+          const under = this.#heldUnder.get(doc);
+          if (under !== undefined && under !== key) held = structuredClone(doc);
+          this.#heldUnder.set(held as object, key);
+        }
         this.#changed.set(key, {
           key,
-          doc: copy(doc),
+          doc: held,
           partition: index.partition ?? null,
           sort: index.sort ?? null,
         });

@@ -1,8 +1,17 @@
-import type { EventStore, ReadAllOptions, RecordedEvent, Subscription } from '@croupier/eventstore';
+import { randomUUID } from 'node:crypto';
+import { ProjectionRunner } from '@croupier/application';
+import {
+  MemoryEventStore,
+  type EventStore,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type ProjectionStorage,
+  type Subscription,
+} from '@croupier/eventstore';
 import type { HttpAppOptions } from '@croupier/http';
 import { Registry } from 'prom-client';
-import { describe, expect, it } from 'vitest';
-import { LogMetrics, RefusedBets, SubscriptionMetrics } from '../src/index.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { GameFigures, LogMetrics, RefusedBets, SubscriptionMetrics } from '../src/index.js';
 
 type Request = Parameters<NonNullable<HttpAppOptions['onProblem']>>[0];
 type Problem = Parameters<NonNullable<HttpAppOptions['onProblem']>>[1];
@@ -41,22 +50,68 @@ async function valueOf(registry: Registry, name: string, labels: Record<string, 
   )?.value;
 }
 
-describe('the game read from the log', () => {
-  it('counts rounds, bets and stakes in the round currency, and times settlement by the store', async () => {
-    const roundId = 'vip.1.1';
-    const stream = `round-${roundId}`;
-    const events = [
-      recorded(stream, 'RoundOpened', { roundId, currency: 'GBP' }, 0),
-      recorded(stream, 'BetPlaced', { roundId, type: 'banker', amount: 2_500 }, 10),
-      recorded('wallet-ann', 'StakeDebited', { roundId, amount: 2_500 }, 11),
-      recorded(stream, 'RoundCompleted', { roundId }, 1_000),
-      recorded(stream, 'RoundSettled', { roundId }, 1_250),
-    ];
+/** A store that counts the events its readers are handed: what a scrape or a start costs. */
+function countingReads(store: MemoryEventStore): { store: EventStore; read: () => number } {
+  let read = 0;
+  const counted = Object.create(store) as EventStore;
+  counted.readAll = async (options) => {
+    const events = await store.readAll(options);
+    read += events.length;
+    return events;
+  };
+  return { store: counted, read: () => read };
+}
+
+describe('the game figures, a durable read model of the log', () => {
+  const roundId = 'vip.1.1';
+  const stream = `round-${roundId}`;
+  let store: MemoryEventStore;
+  let storage: ProjectionStorage;
+  const runners: ProjectionRunner[] = [];
+
+  beforeEach(async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    store = new MemoryEventStore();
+    storage = await store.openProjectionStorage();
+  });
+  afterEach(async () => {
+    for (const runner of runners.splice(0)) await runner.stop();
+    await store.close();
+    vi.useRealTimers();
+  });
+
+  /** A process serving the metrics: its runner, with the figures registered, started. */
+  async function serving(from: EventStore = store) {
     const registry = new Registry();
-    const game = new LogMetrics(registry, logOf(events));
-    await game.catchUp();
-    // A second scrape reads nothing new: counts stay as they are.
-    await game.catchUp();
+    const runner = new ProjectionRunner(from, storage);
+    runners.push(runner);
+    const figures = runner.register(new GameFigures(storage));
+    const metrics = new LogMetrics(registry, figures, runner);
+    await runner.start();
+    return { registry, metrics, runner };
+  }
+
+  const at = async (ms: number, stream: string, type: string, data: object) => {
+    vi.setSystemTime(ms);
+    await store.append(stream, [{ id: randomUUID(), type, data, metadata: {} }], {
+      expectedVersion: 'any',
+    });
+  };
+
+  async function playRound(): Promise<void> {
+    await at(0, stream, 'RoundOpened', { roundId, currency: 'GBP' });
+    await at(10, stream, 'BetPlaced', { roundId, type: 'banker', amount: 2_500 });
+    await at(11, 'wallet-ann', 'StakeDebited', { roundId, amount: 2_500 });
+    await at(1_000, stream, 'RoundCompleted', { roundId });
+    await at(1_250, stream, 'RoundSettled', { roundId });
+  }
+
+  it('counts rounds, bets and stakes in the round currency, and times settlement by the store', async () => {
+    await playRound();
+    const { registry, metrics } = await serving();
+    await metrics.refresh();
+    // A second scrape finds nothing new: counts stay as they are.
+    await metrics.refresh();
     expect(await valueOf(registry, 'croupier_rounds_opened_total', { table: 'vip' })).toBe(1);
     expect(await valueOf(registry, 'croupier_rounds_completed_total', { table: 'vip' })).toBe(1);
     expect(await valueOf(registry, 'croupier_bets_placed_total', { bet_type: 'banker' })).toBe(1);
@@ -64,7 +119,40 @@ describe('the game read from the log', () => {
       await valueOf(registry, 'croupier_bet_stakes_minor_units_total', { currency: 'GBP' }),
     ).toBe(2_500);
     // 1.000 s to 1.250 s by the store's clock, whenever this process read them.
-    expect(await registry.metrics()).toMatch(/^croupier_settlement_lag_seconds_sum 0\.25$/m);
+    const text = await registry.metrics();
+    expect(text).toMatch(/^croupier_settlement_lag_seconds_sum 0\.25$/m);
+    expect(text).toMatch(/^croupier_settlement_lag_seconds_count 1$/m);
+    expect(text).toMatch(/^croupier_settlement_lag_seconds_bucket\{le="0\.1"\} 0$/m);
+    expect(text).toMatch(/^croupier_settlement_lag_seconds_bucket\{le="0\.25"\} 1$/m);
+    expect(text).toMatch(/^croupier_settlement_lag_seconds_bucket\{le="\+Inf"\} 1$/m);
+  });
+
+  it('serves what was appended since the last scrape, refunds and voids included', async () => {
+    const { registry, metrics } = await serving();
+    await playRound();
+    await metrics.refresh();
+    const next = 'vip.1.2';
+    await at(2_000, `round-${next}`, 'RoundOpened', { roundId: next, currency: 'GBP' });
+    await at(2_001, `round-${next}`, 'RoundVoided', { roundId: next });
+    await at(2_002, 'wallet-ann', 'StakeRefunded', { roundId: next, reason: 'voided' });
+    await metrics.refresh();
+    expect(await valueOf(registry, 'croupier_rounds_opened_total', { table: 'vip' })).toBe(2);
+    expect(await valueOf(registry, 'croupier_rounds_voided_total', { table: 'vip' })).toBe(1);
+    expect(await valueOf(registry, 'croupier_stakes_refunded_total', { reason: 'voided' })).toBe(1);
+  });
+
+  it('survives a restart without reading the log again', async () => {
+    await playRound();
+    const first = await serving();
+    await first.metrics.refresh();
+    const before = await first.registry.metrics();
+    await first.runner.stop();
+
+    const counted = countingReads(store);
+    const restarted = await serving(counted.store);
+    await restarted.metrics.refresh();
+    expect(await restarted.registry.metrics()).toBe(before);
+    expect(counted.read()).toBe(0);
   });
 });
 

@@ -26,6 +26,8 @@ export async function buildApp(
     options.metrics ??
     new GatewayMetrics({
       store: system.store,
+      gameFigures: system.gameFigures,
+      readModels: system.readModels,
       subscriptions: () => system.runningSubscriptions,
       projections: system.projectionMetrics,
       commands: () => system.commands,

@@ -25,7 +25,13 @@ async function main(): Promise<void> {
   const system = await System.create({ config, logger: bootstrap, store });
   await system.start();
   const metrics = new GatewayMetrics(
-    { store, subscriptions: () => system.runningSubscriptions, commands: () => system.commands },
+    {
+      store,
+      gameFigures: system.gameFigures,
+      readModels: system.readModels,
+      subscriptions: () => system.runningSubscriptions,
+      commands: () => system.commands,
+    },
     registry,
   );
   const app = await buildApp(system, logger, { metrics });

@@ -1,4 +1,4 @@
-import type { CommandHandler } from '@croupier/application';
+import type { CommandHandler, ProjectionRunner } from '@croupier/application';
 import {
   openProjectionStorage,
   openSnapshotStorage,
@@ -7,6 +7,7 @@ import {
 } from '@croupier/eventstore';
 import { BET_ROUTES } from '@croupier/round';
 import {
+  GameFigures,
   LogMetrics,
   registerCommandMetrics,
   RefusedBets,
@@ -58,6 +59,9 @@ export function timedAppends(store: EventStore, registry: Registry): EventStore 
 
 export interface GatewayMetricsSources {
   readonly store: EventStore;
+  /** The game's figures (a durable read model, ADR 0011) and the runner that keeps them. */
+  readonly gameFigures: GameFigures;
+  readonly readModels: ProjectionRunner;
   /** The subscriptions this process runs (settlement reactor, outbox, ...). */
   readonly subscriptions: () => readonly Subscription[];
   /** The durable read models' metrics (ADR 0023), registered on this registry too. */
@@ -67,8 +71,8 @@ export interface GatewayMetricsSources {
 }
 
 /**
- * Everything the gateway serves at /metrics besides HTTP latency: the game's figures from the
- * log, refused bets by code, subscription checkpoints and the outbox backlog. The same classes
+ * Everything the gateway serves at /metrics besides HTTP latency: the game's figures (a read
+ * model of the log), refused bets by code, subscription checkpoints and the outbox backlog. The same classes
  * (@croupier/runtime) serve them from the round, wallet and settlement processes.
  */
 export class GatewayMetrics {
@@ -81,7 +85,7 @@ export class GatewayMetrics {
 
   constructor(sources: GatewayMetricsSources, registry = new Registry()) {
     this.registry = registry;
-    this.log = new LogMetrics(registry, sources.store);
+    this.log = new LogMetrics(registry, sources.gameFigures, sources.readModels);
     this.subscriptions = new SubscriptionMetrics(registry, sources.store, sources.subscriptions, {
       outbox: OUTBOX_SUBSCRIPTION,
     });
@@ -94,6 +98,6 @@ export class GatewayMetrics {
   /** Brings the gauges and log-derived counters up to date: call before each scrape. */
   async refresh(): Promise<void> {
     this.projections?.refresh();
-    await Promise.all([this.log.catchUp(), this.subscriptions.refresh()]);
+    await Promise.all([this.log.refresh(), this.subscriptions.refresh()]);
   }
 }

@@ -42,6 +42,7 @@ import {
   openSnapshots,
   type ProcessCommands,
   openStore as openConfiguredStore,
+  GameFigures,
   ProjectionMetrics,
   readModelRunner,
   storeAnswers,
@@ -113,6 +114,8 @@ export class System {
   readonly dealingWatch: DealingWatch;
   readonly watchdog: FaultWatchdog;
   readonly commissionLedger: CommissionLedger;
+  /** The game's figures /metrics serves (ADR 0011). */
+  readonly gameFigures: GameFigures;
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
   readonly notary: Notary;
@@ -150,6 +153,7 @@ export class System {
     this.commissionLedger = this.readModels.register(new CommissionLedger(documents));
     this.pending = this.readModels.register(new PendingDebits(documents));
     this.dealingWatch = this.readModels.register(new DealingWatch(documents));
+    this.gameFigures = this.readModels.register(new GameFigures(documents));
     // Every service of the process decides through one handler: one state cache (bounded,
     // STATE_CACHE_SIZE), snapshots (SNAPSHOT_EVERY, ADR 0025), and commands on one stream queued
     // one after another across services (ADR 0007).

@@ -359,6 +359,7 @@ describe('rebuilding the read models', () => {
     expect([...response.json<{ projections: string[] }>().projections].sort()).toEqual([
       'commission-ledger',
       'dealing-watch',
+      'game-figures',
       'pending-debits',
       'player-history',
       'significant-events',

@@ -34,7 +34,12 @@ describe('/metrics: the game, the outbox and the store, from the log', () => {
     casino = await startCasino(store);
     const { system } = casino;
     const metrics = new GatewayMetrics(
-      { store, subscriptions: () => system.runningSubscriptions },
+      {
+        store,
+        gameFigures: system.gameFigures,
+        readModels: system.readModels,
+        subscriptions: () => system.runningSubscriptions,
+      },
       registry,
     );
     app = await buildApp(system, false, { metrics });

@@ -3,6 +3,7 @@ import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   commandHandlerOf,
   createServiceApp,
+  GameFigures,
   LogMetrics,
   openReadModelStorage,
   openStore,
@@ -64,6 +65,8 @@ await runProcess('round', async (logger) => {
   const board = readModels.register(new TableBoard(readModels.storage));
   const pending = readModels.register(new PendingDebits(readModels.storage));
   const dealingWatch = readModels.register(new DealingWatch(readModels.storage));
+  // The game's figures /metrics serves (ADR 0011): the same in every process that serves them.
+  const gameFigures = readModels.register(new GameFigures(readModels.storage));
   await readModels.start();
   // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007).
   // No aggregate of this process takes snapshots (the wallet's are the wallet service's).
@@ -137,9 +140,8 @@ await runProcess('round', async (logger) => {
       });
   }, 5_000);
 
-  // The game's figures from the log (the same in every process that serves them), and the
-  // refused bets, which only the process serving the bet routes sees.
-  const game = new LogMetrics(registry, store);
+  // The game's figures, and the refused bets, which only the process serving the bet routes sees.
+  const game = new LogMetrics(registry, gameFigures, readModels);
   const refusedBets = new RefusedBets(registry, Object.values(BET_ROUTES));
   const app = await createServiceApp({
     title: 'Croupier round service',
@@ -149,7 +151,7 @@ await runProcess('round', async (logger) => {
       registry,
       beforeScrape: async () => {
         projectionMetrics.refresh();
-        await game.catchUp();
+        await game.refresh();
       },
     },
     onProblem: refusedBets.onProblem,

@@ -173,6 +173,7 @@ function statements(schema: string) {
     /** $1 model, $2 generation kept */
     dropDocuments: `DELETE FROM ${s}.projection_documents WHERE model = $1::text AND generation <> $2::integer`,
     dropCheckpoints: `DELETE FROM ${s}.projection_checkpoints WHERE model = $1::text AND generation <> $2::integer`,
+    analyze: `ANALYZE ${s}.projection_documents`,
   };
 }
 
@@ -190,6 +191,9 @@ export async function migrateProjections(
 
 const slotKey = (slot: ModelSlot) => `${slot.model}#${slot.generation}`;
 export { slotKey as projectionSlotKey };
+
+/** Document rows written before the first ANALYZE; each next one waits for twice as many. */
+const FIRST_ANALYZE_AFTER = 1_000;
 
 const nullable = (value: bigint | null | undefined) =>
   value === null || value === undefined ? null : int8Param(value);
@@ -212,6 +216,9 @@ export class SqlProjectionStorage implements ProjectionStorage {
   readonly #appended: EventEmitter | null;
   readonly #ownsDriver: boolean;
   readonly #beforeCommit: (() => Promise<void>) | null;
+  /** Document rows this storage wrote, and the count at which it runs ANALYZE next. */
+  #written = 0;
+  #analyzeAt = FIRST_ANALYZE_AFTER;
 
   private constructor(driver: SqlDriver, schema: string, options: SqlProjectionStorageOptions) {
     this.#driver = driver;
@@ -293,7 +300,7 @@ export class SqlProjectionStorage implements ProjectionStorage {
 
   async commit(commits: readonly ModelCommit[]): Promise<void> {
     if (commits.length === 0) return;
-    await this.#driver.transaction(async (tx) => {
+    const written = await this.#driver.transaction(async (tx) => {
       // The checkpoints first: their rows stay locked to the end, so a runner that lost its lease
       // waits here and then finds them moved, before it has written a document.
       const advanced = await tx.query<{ model: string; generation: number }>(this.#sql.advance, [
@@ -334,7 +341,26 @@ export class SqlProjectionStorage implements ProjectionStorage {
           removals.map((r) => r.write.key),
         ]);
       await this.#beforeCommit?.();
+      return upserts.length + removals.length;
     });
+    await this.#analyzeAsItGrows(written);
+  }
+
+  /**
+   * Statistics of the documents' table kept up as a catch-up fills it. Without them (a new or a
+   * truncated table, autovacuum not there yet) the lookups' prepared generic plans cannot tell the
+   * primary key from the list index, which also holds the key: with the list index, each lookup
+   * scans every document of its model, and a catch-up slows as the table grows (docs/adr/0028).
+   * Analyzing after 1,000 rows written, then each time they double, costs O(log n) ANALYZEs (a
+   * sample of the table each), and each invalidates the plans that were made without them.
+   */
+  async #analyzeAsItGrows(written: number): Promise<void> {
+    this.#written += written;
+    if (this.#written < this.#analyzeAt) return;
+    this.#analyzeAt = this.#written * 2;
+    // After the commit: a failure here must not read as a failed commit (the runner would then
+    // find its own checkpoint moved). Autovacuum analyzes the table in the end anyway.
+    await this.#driver.query(this.#sql.analyze).catch(() => undefined);
   }
 
   async get(model: string, key: string): Promise<Document> {

@@ -1,26 +1,20 @@
-import { parseRoundId, PLAY_MONEY_CURRENCY } from '@croupier/contracts';
-import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+import type { ProjectionRunner } from '@croupier/application';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { GameFigures, LAG_BUCKETS, type GameFigure, type LagFigures } from './game-figures.js';
 
-const PAGE = 1_000;
-/** A scrape reads the log for at most this long; the rest is read by the next scrapes. */
-const CATCH_UP_BUDGET_MS = 2_000;
-const LAG_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+/** How long a scrape waits for the figures to reach the log's end before serving them as stored. */
+const SYNC_TIMEOUT_MS = 1_000;
 
 /**
- * The game's figures as a projection of the event log: rounds opened, completed and voided by
- * table, bets and stakes by bet type, refunds by reason, and the settlement lag (RoundCompleted
- * to RoundSettled, both as recorded by the store). Being read from the log, the counters are the
- * same in every process that serves them and survive restarts (a new process reads the log
- * again), whichever process did the work; Prometheus sees no reset.
- *
- * Read lazily: each scrape first reads the events appended since the last one.
+ * The game's figures as Prometheus metrics: rounds opened, completed and voided by table, bets
+ * and stakes by bet type, refunds by reason, and the settlement lag. They are a durable read
+ * model of the log (`GameFigures`, docs/adr/0011 and its addendum), so they are the same in
+ * every process that serves them and survive restarts, whichever process did the work;
+ * Prometheus sees no reset. A scrape costs what the model lags behind the log (it waits for it,
+ * at most a second) and a read of a few documents: not the length of the log.
  */
 export class LogMetrics {
-  private cursor: bigint | undefined;
-  private catchingUp: Promise<void> | null = null;
-  /** RoundCompleted time of each completed round not settled yet. */
-  private readonly completedAt = new Map<string, number>();
+  private refreshing: Promise<void> | null = null;
   private readonly roundsOpened: Counter<'table'>;
   private readonly roundsCompleted: Counter<'table'>;
   private readonly roundsVoided: Counter<'table'>;
@@ -28,12 +22,13 @@ export class LogMetrics {
   private readonly funBetsPlaced: Counter<'bet_type'>;
   private readonly stakes: Counter<'bet_type' | 'currency'>;
   private readonly refunds: Counter<'reason'>;
-  private readonly settlementLag: Histogram;
-  private readonly currencies = new Map<string, string>();
+  private readonly settlementLag: StoredHistogram;
 
+  /** `figures` must be registered with `readModels` (before it starts). */
   constructor(
     registry: Registry,
-    private readonly store: EventStore,
+    private readonly figures: GameFigures,
+    private readonly readModels: ProjectionRunner,
   ) {
     const counter = <L extends string>(name: string, help: string, labelNames: L[]) =>
       new Counter<L>({ name, help, labelNames, registers: [registry] });
@@ -61,93 +56,111 @@ export class LogMetrics {
       'Stakes refunded to wallets, by reason (voided, cleared, bet-rejected, orphaned-debit)',
       ['reason'],
     );
-    this.settlementLag = new Histogram({
+    this.settlementLag = new StoredHistogram({
       name: 'croupier_settlement_lag_seconds',
       help: 'From a round completed to its settlement recorded (store timestamps)',
-      buckets: LAG_BUCKETS,
+      buckets: [...LAG_BUCKETS],
       registers: [registry],
     });
   }
 
-  /** Reads the events appended since the last call (at most ~2 s of reading per call). */
-  catchUp(): Promise<void> {
-    this.catchingUp ??= this.read().finally(() => {
-      this.catchingUp = null;
+  /** Brings the metrics up to the figures as stored, once the model has read the log's end. */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.read().finally(() => {
+      this.refreshing = null;
     });
-    return this.catchingUp;
+    return this.refreshing;
   }
 
   private async read(): Promise<void> {
-    const deadline = Date.now() + CATCH_UP_BUDGET_MS;
-    for (;;) {
-      const events = await this.store.readAll({
-        ...(this.cursor === undefined ? {} : { after: this.cursor }),
-        limit: PAGE,
-      });
-      for (const event of events) {
-        this.apply(event);
-        this.cursor = event.position;
-      }
-      if (events.length < PAGE || Date.now() > deadline) return;
-    }
+    // A model behind or stopped is served as it stands: croupier_projection_stopped tells.
+    await this.readModels.syncToHead([this.figures.name], SYNC_TIMEOUT_MS).catch(() => undefined);
+    this.show(await this.figures.read());
   }
 
-  private apply(event: RecordedEvent): void {
-    if (!event.stream.startsWith('round-') && event.type !== 'StakeRefunded') return;
-    const data = event.data as Record<string, unknown>;
-    const roundId = typeof data.roundId === 'string' ? data.roundId : null;
-    const tableId = roundId === null ? null : tableOf(roundId);
-    if (roundId === null || tableId === null) return;
-    const table = { table: tableId };
-    switch (event.type) {
-      case 'RoundOpened':
-        this.roundsOpened.inc(table);
-        if (typeof data.currency === 'string') this.currencies.set(roundId, data.currency);
-        break;
-      case 'BetPlaced': {
-        const betType = String(data.type);
-        if (data.fun === true || this.currencies.get(roundId) === PLAY_MONEY_CURRENCY) {
-          this.funBetsPlaced.inc({ bet_type: betType });
+  /** Sets every metric to the stored figures, with no await in between. */
+  private show(figures: readonly GameFigure[]): void {
+    for (const counter of [
+      this.roundsOpened,
+      this.roundsCompleted,
+      this.roundsVoided,
+      this.betsPlaced,
+      this.funBetsPlaced,
+      this.stakes,
+      this.refunds,
+    ] as Counter[])
+      counter.reset();
+    for (const figure of figures) {
+      switch (figure.kind) {
+        case 'table': {
+          const labels = { table: figure.table };
+          this.roundsOpened.inc(labels, figure.opened);
+          if (figure.completed > 0) this.roundsCompleted.inc(labels, figure.completed);
+          if (figure.voided > 0) this.roundsVoided.inc(labels, figure.voided);
           break;
         }
-        this.betsPlaced.inc({ bet_type: betType });
-        this.stakes.inc(
-          { bet_type: betType, currency: this.currencies.get(roundId) ?? 'unknown' },
-          Number(data.amount),
-        );
-        break;
+        case 'bets':
+          this.betsPlaced.inc({ bet_type: figure.betType }, figure.placed);
+          for (const [currency, amount] of Object.entries(figure.stakes))
+            this.stakes.inc({ bet_type: figure.betType, currency }, amount);
+          break;
+        case 'fun-bets':
+          this.funBetsPlaced.inc({ bet_type: figure.betType }, figure.placed);
+          break;
+        case 'refunds':
+          for (const [reason, count] of Object.entries(figure.byReason))
+            this.refunds.inc({ reason }, count);
+          break;
+        case 'lag':
+          this.settlementLag.show(figure);
+          break;
       }
-      case 'RoundCompleted':
-        this.roundsCompleted.inc(table);
-        this.completedAt.set(roundId, event.recordedAt.getTime());
-        break;
-      case 'RoundSettled': {
-        const completed = this.completedAt.get(roundId);
-        if (completed !== undefined)
-          this.settlementLag.observe(Math.max(0, event.recordedAt.getTime() - completed) / 1000);
-        this.forget(roundId);
-        break;
-      }
-      case 'RoundVoided':
-        this.roundsVoided.inc(table);
-        this.forget(roundId);
-        break;
-      case 'StakeRefunded':
-        if (data.fun !== true) this.refunds.inc({ reason: String(data.reason) });
-        break;
     }
-  }
-
-  private forget(roundId: string): void {
-    this.completedAt.delete(roundId);
-    this.currencies.delete(roundId);
   }
 }
 
-function tableOf(roundId: string): string | null {
-  try {
-    return parseRoundId(roundId).tableId;
-  } catch {
-    return null;
+/**
+ * A histogram whose buckets come from a stored one rather than from observations in this
+ * process: prom-client's Histogram has no way to set them, so what it exports is answered here
+ * in its format (cumulative `le` buckets, `+Inf`, `_sum`, `_count`).
+ */
+class StoredHistogram extends Histogram {
+  private stored: LagFigures | null = null;
+  private readonly metricName: string;
+  private readonly metricHelp: string;
+
+  constructor(configuration: ConstructorParameters<typeof Histogram>[0]) {
+    super(configuration);
+    this.metricName = configuration.name;
+    this.metricHelp = configuration.help;
+  }
+
+  show(figures: LagFigures): void {
+    this.stored = figures;
+  }
+
+  override get(): Promise<Awaited<ReturnType<Histogram['get']>>> {
+    const name = this.metricName;
+    const figures = this.stored;
+    let cumulative = 0;
+    const values =
+      figures === null
+        ? []
+        : [
+            ...LAG_BUCKETS.map((bound, i) => {
+              cumulative += figures.buckets[i] ?? 0;
+              return { labels: { le: bound }, value: cumulative, metricName: `${name}_bucket` };
+            }),
+            { labels: { le: '+Inf' }, value: figures.count, metricName: `${name}_bucket` },
+            { labels: {}, value: figures.sumMs / 1000, metricName: `${name}_sum` },
+            { labels: {}, value: figures.count, metricName: `${name}_count` },
+          ];
+    // Not super.get(): it calls getForPromString, answered here. What the registry reads of it.
+    const exported = { name, help: this.metricHelp, type: 'histogram', values, aggregator: 'sum' };
+    return Promise.resolve(exported as unknown as Awaited<ReturnType<Histogram['get']>>);
+  }
+
+  getForPromString(): Promise<Awaited<ReturnType<Histogram['get']>>> {
+    return this.get();
   }
 }
