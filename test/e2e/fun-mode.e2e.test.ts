@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemContext } from '@croupier/application';
 import { streams } from '@croupier/contracts';
+import type { WalletAudit } from '@croupier/audit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
 import { settledEverywhere } from '../support/invariants.js';
@@ -159,6 +160,29 @@ describe('fun mode: play money', () => {
       if (['RoundOpened', 'RoundSettled'].includes(event.type))
         expect(event.data, event.type).toMatchObject({ currency: 'FUN' });
     }
+    // The play-money wallet audited from its first movement: the grant a top-up, every stake and
+    // credit on its round; the real wallet's audit holds its deposit alone.
+    const funAudit = expectStatus(
+      await api.as('regulator').get<WalletAudit>('/v1/audit/wallets/fay/play-money'),
+      200,
+    );
+    expect(funAudit.verdict.findings).toEqual([]);
+    expect(funAudit).toMatchObject({
+      stream: streams.funWallet('fay'),
+      money: 'fun',
+      balance: fun.balance,
+    });
+    expect(funAudit.movements.map((m) => m.status)).toEqual(
+      funAudit.movements.map(() => 'justified'),
+    );
+    const realAudit = expectStatus(
+      await api.as('regulator').get<WalletAudit>('/v1/audit/wallets/fay'),
+      200,
+    );
+    expect(realAudit).toMatchObject({ money: 'real', balance: REAL });
+    expect(realAudit.verdict.ok).toBe(true);
+    expect((await api.as('regulator').get('/v1/audit/wallets/orla/play-money')).status).toBe(404);
+
     // Never published to downstream wallets, nor in the reconciliation API; no game history.
     const messages = await publicMessages();
     expect(messages.filter((m) => m.currency === 'FUN')).toEqual([]);

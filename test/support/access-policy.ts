@@ -100,6 +100,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/audit/shoes/:shoeId/replay': { roles: ['regulator', 'operator'] },
   'GET /v1/audit/shoes/:shoeId/export': { roles: ['regulator', 'operator'] },
   'GET /v1/audit/wallets/:playerId': { roles: ['regulator', 'operator', 'supervisor'] },
+  'GET /v1/audit/wallets/:playerId/play-money': { roles: ['regulator', 'operator', 'supervisor'] },
   'GET /v1/audit/checkpoints/:which': { roles: ['regulator', 'operator'] },
   'POST /v1/audit/checkpoints/verify': { roles: ['regulator', 'operator'] },
   'GET /v1/significant-events': { roles: ['operator', 'supervisor', 'regulator'] },

@@ -205,6 +205,7 @@ export function auditOperatorWallet(evidence: OperatorWalletEvidence): WalletAud
     playerId,
     stream,
     mode: 'seamless',
+    money: 'real',
     balance,
     commissionOwed: 0,
     movements,

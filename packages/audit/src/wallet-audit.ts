@@ -3,6 +3,7 @@ import {
   dealerChanged,
   foldCommissionDebt,
   parseRoundId,
+  PLAY_MONEY_CURRENCY,
   streams,
   walletEventSchema,
   type WalletEvent,
@@ -21,6 +22,11 @@ import { walletEventsByRound } from './wallet-evidence.js';
 /** The events a wallet audit reads. */
 export interface WalletEvidence {
   readonly playerId: string;
+  /**
+   * Which of the player's wallets: `real` (`wallet-{playerId}`, the default) or `fun`, play money
+   * (`fun-wallet-{playerId}`, ADR 0030).
+   */
+  readonly money?: 'real' | 'fun';
   /** The whole wallet stream, as stored: every movement, from its first. */
   readonly wallet: readonly RecordedEvent[];
   /**
@@ -73,8 +79,13 @@ export type WalletMovementAudit = z.infer<typeof walletMovementAuditSchema>;
 
 export const walletAuditSchema = z.object({
   playerId: z.string(),
-  /** `wallet-{playerId}` (transfer mode) or `operator-wallet-{playerId}` (seamless mode). */
+  /**
+   * `wallet-{playerId}` (transfer mode), `fun-wallet-{playerId}` (play money) or
+   * `operator-wallet-{playerId}` (seamless mode).
+   */
   stream: z.string(),
+  /** `real` money, or `fun`: play money (currency FUN), which is never real money (ADR 0030). */
+  money: z.enum(['real', 'fun']),
   /**
    * `transfer`: Croupier's wallet holds the balance, audited movement by movement. `seamless`:
    * the operator's wallet does; the records audited are the calls Croupier made to it.
@@ -171,7 +182,8 @@ const label = (recorded: RecordedEvent): string =>
  */
 export function auditWallet(evidence: WalletEvidence): WalletAudit {
   const { playerId } = evidence;
-  const stream = streams.wallet(playerId);
+  const money = evidence.money ?? 'real';
+  const stream = money === 'fun' ? streams.funWallet(playerId) : streams.wallet(playerId);
   const verdict = new VerdictBuilder();
 
   verifyStreamChain(stream, evidence.wallet, verdict);
@@ -308,6 +320,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
         break;
     }
   }
+  checkMoneyKind(money, parsed, verdict, justifiedBy);
   verdict.pass('justified');
   checkAnchor(
     evidence.anchor,
@@ -321,9 +334,13 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
     verdict,
   );
 
+  // Real money as the balances' read model folds it; play money (no commission) by its effects.
   const balances = new WalletBalances();
   for (const recorded of evidence.wallet) balances.apply(recorded);
-  const balance = balances.get(playerId);
+  const balance =
+    money === 'fun'
+      ? { balance: parsed.reduce((sum, { event }) => sum + effectOf(event), 0), commissionOwed: 0 }
+      : balances.get(playerId);
   const result = verdict.verdict(WALLET_CHECKS);
   const suspect = new Set(result.findings.map((f) => `${f.stream ?? ''}@${f.revision ?? ''}`));
   const movements = parsed.map(({ recorded, event }): WalletMovementAudit => {
@@ -346,6 +363,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
     playerId,
     stream,
     mode: 'transfer',
+    money,
     balance: balance?.balance ?? 0,
     commissionOwed: balance?.commissionOwed ?? 0,
     movements,
@@ -362,6 +380,70 @@ function pushFinding(verdict: VerdictBuilder, finding: Finding): void {
     finding.message,
     { expected: finding.expected ?? undefined, found: finding.found ?? undefined },
   );
+}
+
+/**
+ * Real money and play money never mix (ADR 0030). In a fun wallet, money enters by grants only,
+ * each exactly what tops the balance up to its `topUpTo` (more would be play money made from
+ * nothing), and every movement carries the play-money mark; nothing of the cashier or of
+ * commission belongs there. A real wallet holds no grant and no movement marked as play money.
+ */
+export function checkMoneyKind(
+  money: 'real' | 'fun',
+  parsed: readonly { recorded: RecordedEvent; event: WalletEvent }[],
+  verdict: VerdictBuilder,
+  justifiedBy: Map<string, string>,
+): void {
+  let balance = 0;
+  for (const { recorded, event } of parsed) {
+    const marked =
+      (event.data as { fun?: unknown }).fun === true ||
+      (event.data as { currency?: unknown }).currency === PLAY_MONEY_CURRENCY;
+    if (money === 'real' && (marked || event.type === 'PlayMoneyGranted'))
+      verdict.fail(
+        'justified',
+        'WRONG_STREAM',
+        locationOf(recorded),
+        `${event.type} of play money in a real-money wallet: play money never mixes with real money`,
+        { expected: 'a movement of real money', found: 'play money' },
+      );
+    if (money === 'fun') {
+      if (
+        event.type === 'FundsDeposited' ||
+        event.type === 'FundsWithdrawn' ||
+        event.type === 'CommissionAccrued' ||
+        event.type === 'CommissionCollected'
+      )
+        verdict.fail(
+          'justified',
+          'WRONG_STREAM',
+          locationOf(recorded),
+          `${event.type} in a play-money wallet: play money is granted, never deposited, withdrawn or charged commission`,
+          { expected: 'a grant, a stake or a game credit', found: event.type },
+        );
+      else if (!marked)
+        verdict.fail(
+          'justified',
+          'WRONG_STREAM',
+          locationOf(recorded),
+          `${event.type} in a play-money wallet is not marked as play money: only play money moves here`,
+          { expected: 'fun: true or currency FUN', found: 'real money' },
+        );
+      else if (event.type === 'PlayMoneyGranted') {
+        const due = event.data.topUpTo - balance;
+        if (event.data.amount !== due)
+          verdict.fail(
+            'justified',
+            'MOVEMENT_UNJUSTIFIED',
+            locationOf(recorded),
+            `grant ${event.data.grant} gives ${event.data.amount} play money to a balance of ${balance}, topping it up to ${balance + event.data.amount} instead of ${event.data.topUpTo}`,
+            { expected: String(Math.max(0, due)), found: String(event.data.amount) },
+          );
+        else justifiedBy.set(recorded.id, `top-up from ${balance} to ${event.data.topUpTo}`);
+      }
+    }
+    balance += effectOf(event);
+  }
 }
 
 /** The round event a movement stands on: its bet or release, settlement, refund or resettlement. */

@@ -251,15 +251,19 @@ export async function loadShoeEvidence(
 }
 
 /**
- * Reads what a wallet audit needs: the player's whole wallet stream, every round stream its
+ * Reads what a wallet audit needs: the player's whole wallet stream (of real money, or of play
+ * money with `money: 'fun'`), every round stream its
  * movements name (a round that is not in the store is listed with no events), and the table
  * streams whose dealer changes its commission collections name. Null when the wallet has no events.
  */
 export async function loadWalletEvidence(
   store: EventStore,
   playerId: string,
+  money: 'real' | 'fun' = 'real',
 ): Promise<WalletEvidence | null> {
-  const wallet = await store.readStream(streams.wallet(playerId));
+  const wallet = await store.readStream(
+    money === 'fun' ? streams.funWallet(playerId) : streams.wallet(playerId),
+  );
   if (wallet.length === 0) return null;
   const rounds = new Map<string, RecordedEvent[]>();
   for (const roundId of walletEventsByRound(wallet).keys()) {
@@ -285,7 +289,7 @@ export async function loadWalletEvidence(
     if (typeof tableId !== 'string' || tables.has(tableId)) continue;
     tables.set(tableId, await store.readStream(streams.table(tableId)));
   }
-  return { playerId, wallet, rounds, tables, shoes, asOf: new Date() };
+  return { playerId, money, wallet, rounds, tables, shoes, asOf: new Date() };
 }
 
 /**

@@ -88,6 +88,27 @@ export function auditRoutes(app: HttpApp, system: System): void {
   );
 
   app.get(
+    '/v1/audit/wallets/:playerId/play-money',
+    {
+      config: { roles: ['regulator', 'operator', 'supervisor'], problems: ['WALLET_NOT_FOUND'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          "A player's play-money wallet (fun mode, currency FUN) audited from its first movement: each grant must top the balance up to exactly its fun balance, each stake and game credit stands on its round, and nothing of real money (a deposit, a withdrawal, commission, an unmarked movement) is in it",
+        params: z.object({ playerId: playerIdSchema }),
+        response: { 200: walletAuditSchema },
+      },
+    },
+    async (request) => {
+      const { playerId } = request.params;
+      const evidence = await loadWalletEvidence(system.store, playerId, 'fun');
+      if (evidence === null)
+        throw new DomainError('WALLET_NOT_FOUND', `no play-money wallet "${playerId}"`);
+      return auditWallet(evidence);
+    },
+  );
+
+  app.get(
     '/v1/audit/shoes/:shoeId/replay',
     {
       config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },

@@ -29,12 +29,13 @@ export const auditCommand: Command = {
   summary:
     "audit a round (its event trail, cards, third-card decisions, bets, payouts, wallet movements) or a player's wallet from its first movement (what justifies each), with a verdict (exit 1 if it does not verify)",
   usage:
-    'croupier audit round ROUND_ID | audit wallet PLAYER_ID [--json] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
+    'croupier audit round ROUND_ID | audit wallet PLAYER_ID [--play-money] [--json] [--checkpoint FILE [--key-id ID]] [--url GATEWAY_URL [--token JWT]]',
   async run(args, io) {
     const { values, positionals } = parseOptions(args, {
       ...REPORT_OPTIONS,
       checkpoint: { type: 'string' },
       'key-id': { type: 'string' },
+      'play-money': { type: 'boolean', default: false },
     });
     const anchor = await checkpointOption(values);
     if (anchor !== null && values.url !== undefined)
@@ -44,6 +45,8 @@ export const auditCommand: Command = {
     const [what, roundId, ...rest] = positionals;
     if ((what !== 'round' && what !== 'wallet') || roundId === undefined || rest.length > 0)
       throw new UsageError('give what to audit: audit round ROUND_ID, or audit wallet PLAYER_ID');
+    if (values['play-money'] && what !== 'wallet')
+      throw new UsageError('--play-money audits a wallet: audit wallet PLAYER_ID --play-money');
     if (what === 'wallet') return auditWalletCommand(roundId, values, anchor, io);
     if (!roundIdSchema.safeParse(roundId).success)
       throw new UsageError(
@@ -75,31 +78,38 @@ export const auditCommand: Command = {
 
 async function auditWalletCommand(
   playerId: string,
-  values: { json: boolean; url?: string | undefined; token?: string | undefined },
+  values: {
+    json: boolean;
+    url?: string | undefined;
+    token?: string | undefined;
+    'play-money'?: boolean | undefined;
+  },
   anchor: Awaited<ReturnType<typeof checkpointOption>>,
   io: Parameters<Command['run']>[1],
 ): Promise<number> {
   if (!playerIdSchema.safeParse(playerId).success)
     throw new UsageError(`"${playerId}" is not a player id (1-64 of A-Za-z0-9_.@-)`);
+  const fun = values['play-money'] === true;
   return reportingUnavailable(io.stderr, async () => {
     let audit: WalletAudit;
     if (values.url !== undefined) {
       const token = await apiToken(values.token, 'regulator');
-      audit = (
-        await callApi(values.url, `/v1/audit/wallets/${encodeURIComponent(playerId)}`, token)
-      ).body as WalletAudit;
+      const path = `/v1/audit/wallets/${encodeURIComponent(playerId)}${fun ? '/play-money' : ''}`;
+      audit = (await callApi(values.url, path, token)).body as WalletAudit;
     } else {
-      // Croupier's wallet (transfer mode), or the calls to the operator's (seamless mode).
+      // Croupier's wallet (transfer mode), its play money (fun mode), or the calls to the
+      // operator's (seamless mode).
       const audited = await withStore(async (store) => {
         const anchored =
           anchor === null ? {} : { anchor: await anchorOf(store, anchor.published, anchor.keyId) };
-        const loaded = await loadWalletEvidence(store, playerId);
+        const loaded = await loadWalletEvidence(store, playerId, fun ? 'fun' : 'real');
         if (loaded !== null) return auditWallet({ ...loaded, ...anchored });
+        if (fun) return null;
         const seamless = await loadOperatorWalletEvidence(store, playerId);
         return seamless === null ? null : auditOperatorWallet({ ...seamless, ...anchored });
       });
       if (audited === null) {
-        io.stderr(`no wallet "${playerId}" in the event store\n`);
+        io.stderr(`no ${fun ? 'play-money ' : ''}wallet "${playerId}" in the event store\n`);
         return STORE_UNAVAILABLE;
       }
       audit = audited;
