@@ -66,8 +66,6 @@ export async function buildApp(
     board: system.board,
     onTableOpened: (tableId) => void system.startDealer(tableId),
     sessionIdleTimeoutMs: system.config.SESSION_IDLE_TIMEOUT_MS,
-    // Play money never reaches the operator's wallet: no fun sessions in seamless mode (ADR 0030).
-    funSessions: system.config.WALLET_MODE !== 'seamless',
   });
   shoeRoutes(app, { shoes: system.shoes });
   walletRoutes(app, { wallets: system.wallets, funBalance: system.config.FUN_BALANCE });

@@ -175,10 +175,11 @@ export class System {
             readModels: this.readModels,
             storage: readModelStorage,
             logger,
+            playMoney: this.wallets,
             ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
           })
         : null;
-    const bets: WalletPort = this.seamless?.wallet ?? this.wallets;
+    const bets: WalletPort = this.seamless?.bets ?? this.wallets;
     this.rounds = new RoundService(this.commands, this.shoes, bets, {
       walletMode: config.WALLET_MODE,
     });

@@ -165,8 +165,6 @@ await runProcess('round', async (logger) => {
     board,
     onTableOpened: (tableId) => void startDealer(tableId),
     sessionIdleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
-    // Play money never reaches the operator's wallet: no fun sessions in seamless mode (ADR 0030).
-    funSessions: config.WALLET_MODE !== 'seamless',
   });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(

@@ -89,6 +89,7 @@ await runProcess('wallet', async (logger) => {
           readModels,
           storage: readModels.storage,
           logger,
+          playMoney: wallets,
         })
       : null;
   await readModels.start();
@@ -146,7 +147,7 @@ await runProcess('wallet', async (logger) => {
     },
   });
   walletRoutes(app, { wallets, funBalance: config.FUN_BALANCE });
-  walletInternalRoutes(app, { wallets: seamless?.wallet ?? wallets });
+  walletInternalRoutes(app, { wallets: seamless?.bets ?? wallets });
   settlementRoutes(app, { store });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(

@@ -33,8 +33,6 @@ export interface RoundRoutesDeps {
   readonly onTableOpened?: (tableId: string) => void;
   /** A player's session closes after this long without a command (SESSION_IDLE_TIMEOUT_MS). */
   readonly sessionIdleTimeoutMs?: number;
-  /** Whether players may open fun sessions (ADR 0030): not in seamless wallet mode. Default yes. */
-  readonly funSessions?: boolean;
 }
 
 const EVERYONE = ['player', 'dealer', 'supervisor', 'operator', 'regulator'] as const;
@@ -101,7 +99,6 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     rounds,
     board,
     sessionIdleTimeoutMs: deps.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
-    funSessions: deps.funSessions ?? true,
   });
   const view = async (request: FastifyRequest, roundId: string) =>
     roundView(await rounds.getRound(roundId), principalOf(request));

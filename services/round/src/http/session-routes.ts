@@ -20,11 +20,6 @@ export interface SessionRoutesDeps {
   readonly board: TableBoard;
   /** A session closes after this long without a command from its owner. */
   readonly sessionIdleTimeoutMs: number;
-  /**
-   * Whether players may open fun sessions (play money, ADR 0030): not where the operator's
-   * wallet holds the balances (WALLET_MODE=seamless), which play money must never reach.
-   */
-  readonly funSessions: boolean;
 }
 
 const sessionParams = z.object({ sessionId: tableIdSchema });
@@ -117,12 +112,6 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request, reply) => {
       const principal = principalOf(request);
       const fun = request.body.mode === 'fun';
-      if (fun && !deps.funSessions)
-        throw new DomainError(
-          'VALIDATION_ERROR',
-          'mode: fun sessions are not offered where the operator holds the balances (seamless wallet mode)',
-          { field: 'mode' },
-        );
       const table = await rounds.openSession(
         {
           sessionId: newSessionId(),

@@ -1,6 +1,8 @@
 import type { CommandHandler, ProjectionRunner } from '@croupier/application';
-import type { OperatorWalletPort } from '@croupier/contracts';
+import { isPlayMoney, type OperatorWalletPort, type WalletPort } from '@croupier/contracts';
 import type { EventStore, ProjectionStorage, Subscription } from '@croupier/eventstore';
+import { applyPlayMoneyRecord } from '../application/play-money-settlement.js';
+import type { WalletService } from '../application/wallet-service.js';
 import { HttpOperatorWallet } from './http-operator-wallet.js';
 import { OperatorWalletOutbox, PendingOperatorCalls } from './operator-wallet-outbox.js';
 import { SeamlessWallet, startOperatorWalletFeed } from './seamless-wallet.js';
@@ -23,6 +25,8 @@ export interface SeamlessModeOptions {
   /** Where the owed calls model's documents are read from. */
   readonly storage: ProjectionStorage;
   readonly logger: { warn(details: object, message: string): void };
+  /** Croupier's own wallets: play money (fun sessions, ADR 0030) stays in them. */
+  readonly playMoney: WalletService;
   /** The operator's wallet; default HTTP to OPERATOR_WALLET_URL, signed with the secret. */
   readonly operator?: OperatorWalletPort;
 }
@@ -36,6 +40,11 @@ export interface SeamlessModeOptions {
  */
 export class SeamlessMode {
   readonly wallet: SeamlessWallet;
+  /**
+   * The bet workflow's wallet: stakes of real money go to the operator's wallet, stakes of play
+   * money (currency FUN) to the player's fun wallet in Croupier, which the operator never sees.
+   */
+  readonly bets: WalletPort;
   readonly calls: PendingOperatorCalls;
   readonly outbox: OperatorWalletOutbox;
   private feed: Subscription | null = null;
@@ -52,7 +61,20 @@ export class SeamlessMode {
       });
     this.calls = options.readModels.register(new PendingOperatorCalls(options.storage));
     let outbox: OperatorWalletOutbox | null = null;
-    this.wallet = new SeamlessWallet(options.commands, operator, () => outbox?.wake());
+    const { playMoney } = options;
+    this.wallet = new SeamlessWallet(
+      options.commands,
+      operator,
+      () => outbox?.wake(),
+      (record) => applyPlayMoneyRecord(playMoney, record),
+    );
+    const real = this.wallet;
+    this.bets = {
+      debitStakes: (input, context) =>
+        (isPlayMoney(input.currency) ? playMoney : real).debitStakes(input, context),
+      refundStake: (input, context) =>
+        (isPlayMoney(input.currency) ? playMoney : real).refundStake(input, context),
+    };
     outbox = new OperatorWalletOutbox(this.calls, this.wallet, operator, {
       intervalMs: settings.OPERATOR_WALLET_OUTBOX_INTERVAL_MS,
       sync: () => options.readModels.syncToHead([this.calls.name]),

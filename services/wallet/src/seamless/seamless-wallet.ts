@@ -60,10 +60,15 @@ const REFUSALS: Readonly<
  * delivered by `OperatorWalletOutbox`, whatever the wallet's state when they are decided.
  */
 export class SeamlessWallet implements WalletPort {
+  /**
+   * `playMoney` applies a fun round's settlement record to Croupier's own fun wallets (ADR 0030):
+   * play money never reaches the operator's wallet. Without it such records are left alone.
+   */
   constructor(
     private readonly commands: CommandHandler,
     private readonly operator: OperatorWalletPort,
     private readonly onRequested: () => void = () => undefined,
+    private readonly playMoney: (record: RecordedEvent) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   private run(playerId: PlayerId, command: OperatorWalletCommand, context: CommandContext) {
@@ -147,8 +152,11 @@ export class SeamlessWallet implements WalletPort {
       parsed.type === 'BetsRefunded' ||
       parsed.type === 'RoundSettled' ||
       parsed.type === 'RoundResettled';
-    // Play money never reaches the operator's wallet (ADR 0030).
-    if (settles && isPlayMoney(parsed.data.currency)) return;
+    // Play money never reaches the operator's wallet: Croupier holds it (ADR 0030).
+    if (settles && isPlayMoney(parsed.data.currency)) {
+      await this.playMoney(record);
+      return;
+    }
     if (parsed.type === 'BetsRefunded') {
       for (const line of parsed.data.lines)
         await this.refundStake(
