@@ -17,7 +17,7 @@ import { createEventStore, encodePosition } from '@croupier/eventstore';
 import { findPostgres, freePort, nodeEntryArgs, withClient } from '@croupier/testkit';
 import { CLUSTER_SECRETS } from '../support/cluster.js';
 import { ownDatabase } from './cost.js';
-import { playTemplate, writeClone } from './history-generator.js';
+import { playTemplate, writeClones } from './history-generator.js';
 
 const SIZE = Number(process.env.CATCHUP_EVENTS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 1);
@@ -65,18 +65,7 @@ try {
       maxConnections: 8,
     });
     const started = performance.now();
-    let written = 0;
-    let clones = 0;
-    await Promise.all(
-      Array.from({ length: WORKERS }, async (_, worker) => {
-        const revisions = new Map<string, bigint>();
-        while (written < SIZE) {
-          const clone = clones++;
-          written += template.length;
-          await writeClone(store, template, { clone, worker }, revisions);
-        }
-      }),
-    );
+    const { written } = await writeClones(store, template, SIZE, WORKERS);
     await store.close();
     note(`generated ${written} events in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }

@@ -247,3 +247,29 @@ export async function writeWhale(
     });
   }
 }
+
+/**
+ * Clones of the template until at least `size` events are written, by `workers` writers in
+ * parallel (enough appends in flight for the store to group them, ADR 0021). Answers the events
+ * written and the clones (tables `h0`, `h1`, ...) made.
+ */
+export async function writeClones(
+  store: EventStore,
+  template: readonly TemplateEvent[],
+  size: number,
+  workers: number,
+): Promise<{ written: number; clones: number }> {
+  let written = 0;
+  let clones = 0;
+  await Promise.all(
+    Array.from({ length: workers }, async (_, worker) => {
+      const revisions = new Map<string, bigint>();
+      while (written < size) {
+        const clone = clones++;
+        written += template.length;
+        await writeClone(store, template, { clone, worker }, revisions);
+      }
+    }),
+  );
+  return { written, clones };
+}

@@ -32,7 +32,7 @@ import { freePort, nodeEntryArgs, withClient } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
 import { ownDatabase } from './cost.js';
-import { playTemplate, writeClone, writeWhale } from './history-generator.js';
+import { playTemplate, writeClones, writeWhale } from './history-generator.js';
 
 const SIZES = (process.env.HISTORY_EVENTS ?? '100000,1000000').split(',').map(Number);
 const WHALE_EVENTS = Number(process.env.WHALE_EVENTS ?? 100_000);
@@ -77,18 +77,7 @@ for (const size of SIZES) {
     });
     // Generate: clones until the history holds `size` events, workers in parallel.
     const generationStarted = performance.now();
-    let written = 0;
-    let clones = 0;
-    await Promise.all(
-      Array.from({ length: WORKERS }, async (_, worker) => {
-        const revisions = new Map<string, bigint>();
-        while (written < size) {
-          const clone = clones++;
-          written += template.length;
-          await writeClone(store, template, { clone, worker }, revisions);
-        }
-      }),
-    );
+    const { written, clones } = await writeClones(store, template, size, WORKERS);
     const roundIds = Array.from({ length: clones }, (_, c) => `h${c}.1.1`);
     await writeWhale(store, WHALE, WHALE_EVENTS, roundIds);
     const generationSeconds = (performance.now() - generationStarted) / 1000;
