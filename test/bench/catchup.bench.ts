@@ -13,11 +13,11 @@ import { mkdtempSync, openSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createEventStore, encodePosition } from '@croupier/eventstore';
+import { createEventStore } from '@croupier/eventstore';
 import { findPostgres, freePort, nodeEntryArgs, withClient } from '@croupier/testkit';
 import { CLUSTER_SECRETS } from '../support/cluster.js';
 import { ownDatabase } from './cost.js';
-import { playTemplate, writeClones } from './history-generator.js';
+import { caughtUpSubscriptions, playTemplate, writeClones } from './history-generator.js';
 
 const SIZE = Number(process.env.CATCHUP_EVENTS ?? 100_000);
 const RUNS = Number(process.env.RUNS ?? 1);
@@ -142,16 +142,6 @@ async function emptyReadModels(connection: string): Promise<void> {
       await client.query(
         `TRUNCATE "${SCHEMA}".projection_documents, "${SCHEMA}".projection_checkpoints`,
       );
-    const { rows } = await client.query<{ transaction_id: string; sequence: string }>(
-      `SELECT transaction_id::text, sequence::text FROM "${SCHEMA}".events
-       ORDER BY transaction_id DESC, sequence DESC LIMIT 1`,
-    );
-    const end = encodePosition(BigInt(rows[0]!.transaction_id), BigInt(rows[0]!.sequence));
-    for (const name of ['settlement', 'settlement-outbox', 'wallet-commission-collector'])
-      await client.query(
-        `INSERT INTO "${SCHEMA}".subscription_checkpoints (name, position) VALUES ($1, $2)
-         ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
-        [name, end.toString()],
-      );
   });
+  await caughtUpSubscriptions(connection, SCHEMA);
 }

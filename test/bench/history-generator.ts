@@ -15,12 +15,14 @@
 import { deterministicId, systemContext } from '@croupier/application';
 import { presetConfig, type CommandContext } from '@croupier/contracts';
 import {
+  encodePosition,
   MemoryEventStore,
   type EventStore,
   type NewEvent,
   type RecordedEvent,
 } from '@croupier/eventstore';
 import { loadConfig, System } from '@croupier/gateway';
+import { withClient } from '@croupier/testkit';
 import { pino } from 'pino';
 
 /** The token standing for the template's table in every name; replaced per clone. */
@@ -272,4 +274,27 @@ export async function writeClones(
     }),
   );
   return { written, clones };
+}
+
+/**
+ * The gateway's subscriptions (settlement reactor, outbox, commission collector) start where a
+ * live system's are: at the end of the log, not re-deciding every generated round.
+ */
+export async function caughtUpSubscriptions(
+  connectionString: string,
+  schema: string,
+): Promise<void> {
+  await withClient(connectionString, async (client) => {
+    const { rows } = await client.query<{ transaction_id: string; sequence: string }>(
+      `SELECT transaction_id::text, sequence::text FROM "${schema}".events
+       ORDER BY transaction_id DESC, sequence DESC LIMIT 1`,
+    );
+    const end = encodePosition(BigInt(rows[0]!.transaction_id), BigInt(rows[0]!.sequence));
+    for (const name of ['settlement', 'settlement-outbox', 'wallet-commission-collector'])
+      await client.query(
+        `INSERT INTO "${schema}".subscription_checkpoints (name, position) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
+        [name, end.toString()],
+      );
+  });
 }

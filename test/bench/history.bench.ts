@@ -26,13 +26,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hkdfSync } from 'node:crypto';
 import { CommandHandler } from '@croupier/application';
-import { createEventStore, encodePosition, openSnapshotStorage } from '@croupier/eventstore';
+import { createEventStore, openSnapshotStorage } from '@croupier/eventstore';
 import { walletAggregate } from '@croupier/wallet';
-import { freePort, nodeEntryArgs, withClient } from '@croupier/testkit';
+import { freePort, nodeEntryArgs } from '@croupier/testkit';
 import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
 import { ownDatabase } from './cost.js';
-import { playTemplate, writeClones, writeWhale } from './history-generator.js';
+import {
+  caughtUpSubscriptions,
+  playTemplate,
+  writeClones,
+  writeWhale,
+} from './history-generator.js';
 
 const SIZES = (process.env.HISTORY_EVENTS ?? '100000,1000000').split(',').map(Number);
 const WHALE_EVENTS = Number(process.env.WHALE_EVENTS ?? 100_000);
@@ -83,7 +88,7 @@ for (const size of SIZES) {
     const generationSeconds = (performance.now() - generationStarted) / 1000;
     const total = written + WHALE_EVENTS;
     note(`${size}: ${total} events in ${generationSeconds.toFixed(0)} s (${clones} tables)`);
-    await caughtUpSubscriptions(database.connectionString);
+    await caughtUpSubscriptions(database.connectionString, SCHEMA);
     await store.close();
 
     const logFile = join(mkdtempSync(join(tmpdir(), 'croupier-history-')), 'gateway.log');
@@ -280,26 +285,6 @@ async function openRound(
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   }
-}
-
-/**
- * The gateway's subscriptions (settlement reactor, outbox, commission collector) start where a
- * live system's are: at the end of the log, not re-deciding every generated round.
- */
-async function caughtUpSubscriptions(connectionString: string): Promise<void> {
-  await withClient(connectionString, async (client) => {
-    const { rows } = await client.query<{ transaction_id: string; sequence: string }>(
-      `SELECT transaction_id::text, sequence::text FROM "${SCHEMA}".events
-       ORDER BY transaction_id DESC, sequence DESC LIMIT 1`,
-    );
-    const end = encodePosition(BigInt(rows[0]!.transaction_id), BigInt(rows[0]!.sequence));
-    for (const name of ['settlement', 'settlement-outbox', 'wallet-commission-collector'])
-      await client.query(
-        `INSERT INTO "${SCHEMA}".subscription_checkpoints (name, position) VALUES ($1, $2)
-         ON CONFLICT (name) DO UPDATE SET position = excluded.position`,
-        [name, end.toString()],
-      );
-  });
 }
 
 function metricValue(text: string, name: string): number | null {

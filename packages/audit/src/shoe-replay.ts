@@ -170,24 +170,9 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     });
     options.onProgress?.(index + 2, total);
   }
-  if (walletByRound !== null) {
-    for (const [roundId, movements] of walletByRound) {
-      if (rounds.some((r) => r.roundId === roundId)) continue;
-      const ofShoe = roundOfShoe(roundId, shoeId);
-      for (const movement of movements) {
-        verdict.fail(
-          'debits',
-          'DEBIT_UNMATCHED',
-          locationOf(movement),
-          ofShoe
-            ? `${movement.type} for round ${roundId}, which has no stream: the shoe's record holds no such round`
-            : `${movement.type} for round ${roundId}, which is not a round of shoe ${shoeId}`,
-          { expected: `a round of ${shoeId} with a stream`, found: roundId },
-        );
-      }
-    }
-  }
-  for (const [roundId, records] of operatorByRound) {
+  // Wallet movements and operator-wallet records (seamless mode) naming a round the shoe does
+  // not hold: a movement no round of the shoe justifies.
+  for (const [roundId, records] of [...(walletByRound ?? []), ...operatorByRound]) {
     if (rounds.some((r) => r.roundId === roundId)) continue;
     const ofShoe = roundOfShoe(roundId, shoeId);
     for (const record of records) {
