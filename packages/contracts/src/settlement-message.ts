@@ -20,6 +20,14 @@ import { bankerModeSchema, betTypeSchema, currencySchema } from './table-config.
  */
 export const SETTLEMENT_MESSAGE_SCHEMA = 'croupier.settlement.v1';
 
+/** A message's position: its event's in the store, the cursor of `GET /v1/settlements` (both versions). */
+export const messagePositionSchema = z
+  .string()
+  .regex(/^\d+$/)
+  .describe(
+    "The event's global position in Croupier's store, a decimal integer string (may exceed 2^53): the reconciliation cursor.",
+  );
+
 export const settlementMessageSchema = z
   .object({
     schema: z
@@ -100,12 +108,7 @@ export const settlementMessageSchema = z
       'The dealer shift of the round (accrued commission is owed per shift, collected at its end).',
     ),
     eventId: uuidSchema.describe('The event the message comes from (several messages share one).'),
-    position: z
-      .string()
-      .regex(/^\d+$/)
-      .describe(
-        "The event's global position in Croupier's store, a decimal integer string (may exceed 2^53): the reconciliation cursor.",
-      ),
+    position: messagePositionSchema,
     verificationHash: z
       .string()
       .regex(/^[0-9a-f]{64}$/)

@@ -10,6 +10,7 @@ import {
 } from './ids.js';
 import { publishedJsonSchema } from './json-schema.js';
 import { realCurrencySchema } from './play-money.js';
+import { messagePositionSchema } from './settlement-message.js';
 
 /**
  * The public settlement message, version 2: one per movement of a player's money in Croupier's
@@ -118,12 +119,7 @@ export const walletMessageSchema = z
         'The dealer shift (adjustment, commission-accrued, commission-collected); null otherwise.',
       ),
     eventId: uuidSchema.describe('The wallet event the message comes from (one message each).'),
-    position: z
-      .string()
-      .regex(/^\d+$/)
-      .describe(
-        "The event's global position in Croupier's store, a decimal integer string (may exceed 2^53): the reconciliation cursor.",
-      ),
+    position: messagePositionSchema,
     verificationHash: z
       .string()
       .regex(/^[0-9a-f]{64}$/)

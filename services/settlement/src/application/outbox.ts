@@ -6,7 +6,7 @@ import {
   type SettlementMessage,
 } from '@croupier/contracts';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
-import type { SettlementBus } from '@croupier/messaging';
+import { messageOriginOf, type SettlementBus } from '@croupier/messaging';
 import { DEFAULT_CONCURRENT_ROUNDS, type SettlementReactorOptions } from './settlement-reactor.js';
 
 export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded', 'RoundResettled'] as const;
@@ -23,17 +23,7 @@ export const OUTBOX_SUBSCRIPTION = {
 /** The public messages of one settlement record: one per bet line. */
 export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] {
   const record = roundEventSchema.parse({ type: event.type, data: event.data });
-  const metadata = event.metadata as { hash?: unknown; occurredAt?: unknown };
-  const common = {
-    schema: SETTLEMENT_MESSAGE_SCHEMA,
-    eventId: event.id,
-    position: event.position.toString(),
-    verificationHash: String(metadata.hash),
-    occurredAt:
-      typeof metadata.occurredAt === 'string'
-        ? metadata.occurredAt
-        : event.recordedAt.toISOString(),
-  } as const;
+  const common = { schema: SETTLEMENT_MESSAGE_SCHEMA, ...messageOriginOf(event) } as const;
   if (record.type === 'RoundSettled') {
     const { roundId, tableId, shoeId, currency, shiftId, settlementId } = record.data;
     return record.data.lines.map((line) => ({

@@ -7,7 +7,7 @@ import {
   type WalletMessage,
 } from '@croupier/contracts';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
-import type { WalletMessageBus } from '@croupier/messaging';
+import { messageOriginOf, type WalletMessageBus } from '@croupier/messaging';
 import { evolveWallet, initialWalletState, type WalletState } from '../domain/wallet.decider.js';
 
 /**
@@ -39,7 +39,6 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
       `${event.stream}@${event.revision} is play money (ADR 0030): it has no public message`,
     );
   const after = evolveWallet(before, record);
-  const metadata = event.metadata as { hash?: unknown; occurredAt?: unknown };
   const base = {
     schema: SETTLEMENT_MESSAGE_SCHEMA_V2,
     messageId: deterministicId('wallet-message', event.id),
@@ -60,13 +59,7 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
     reference: null,
     settlementId: null,
     shiftId: null,
-    eventId: event.id,
-    position: event.position.toString(),
-    verificationHash: String(metadata.hash),
-    occurredAt:
-      typeof metadata.occurredAt === 'string'
-        ? metadata.occurredAt
-        : event.recordedAt.toISOString(),
+    ...messageOriginOf(event),
   } as const;
   switch (record.type) {
     case 'FundsDeposited':
