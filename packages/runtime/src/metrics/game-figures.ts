@@ -1,5 +1,5 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
-import { parseRoundId, PLAY_MONEY_CURRENCY } from '@croupier/contracts';
+import { parseRoundId } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
 /** Upper bounds of the settlement lag's histogram buckets, in seconds. */
@@ -95,8 +95,11 @@ export class GameFigures implements DurableProjection<FigureDocument> {
       case 'RoundVoided':
         return [tableKey(table), roundKey(roundId)];
       case 'BetPlaced':
-        // Real or play money: the round's currency (its document) tells, so both are named.
-        return [betsKey(String(data.type)), roundKey(roundId), funBetsKey(String(data.type))];
+        // A bet of play money is marked (the round decider marks every bet of a FUN round).
+        return [
+          data.fun === true ? funBetsKey(String(data.type)) : betsKey(String(data.type)),
+          roundKey(roundId),
+        ];
       case 'RoundSettled':
         return [LAG, roundKey(roundId)];
       default:
@@ -148,14 +151,13 @@ export class GameFigures implements DurableProjection<FigureDocument> {
       }
       case 'BetPlaced': {
         const betType = String(data.type);
-        if (data.fun === true || open?.currency === PLAY_MONEY_CURRENCY) {
-          const funKey = funBetsKey(betType);
-          const fun = (docs.get(funKey) as FunBetFigures | undefined) ?? {
+        if (data.fun === true) {
+          const fun = (docs.get(key) as FunBetFigures | undefined) ?? {
             kind: 'fun-bets',
             betType,
             placed: 0,
           };
-          docs.put(funKey, { ...fun, placed: fun.placed + 1 }, figures);
+          docs.put(key, { ...fun, placed: fun.placed + 1 }, figures);
           return;
         }
         const bets = (docs.get(key) as BetFigures | undefined) ?? {
