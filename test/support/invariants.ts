@@ -566,3 +566,190 @@ export function checkBus(events: readonly RecordedEvent[], jobs: readonly BusJob
     misnamed,
   };
 }
+
+/** A bet as the spot rules see it: whose, on what, how much, in which banker mode and seat. */
+export interface SpotBet {
+  readonly playerId: string;
+  readonly type: string;
+  readonly amount: number;
+  readonly bankerMode: string | null;
+  readonly seat: number | null;
+}
+
+/** One player's chips on one spot of a round: bet type, banker mode and seat. */
+const spotKey = (bet: SpotBet) =>
+  `${bet.playerId}/${bet.type}/${bet.bankerMode ?? '-'}/${bet.seat ?? '-'}`;
+
+/**
+ * The rules a dealt round's bets must keep, per spot (a player's chips on one bet type, banker
+ * mode and seat, summed: docs/rules.md, "limits apply to a player's total per bet type"): every
+ * spot at least its minimum and at most its maximum, except that a difference limit replaces the
+ * Player and Banker maximum, and then each player's Player and Banker totals differ by at most
+ * that limit.
+ */
+export function spotProblems(
+  roundId: string,
+  rules: Pick<RoundRules, 'bets' | 'playerBankerDifferenceLimit'>,
+  bets: readonly SpotBet[],
+): string[] {
+  const problems: string[] = [];
+  const spots = new Map<string, { bet: SpotBet; total: number }>();
+  for (const bet of bets) {
+    const spot = spots.get(spotKey(bet));
+    spots.set(spotKey(bet), { bet, total: (spot?.total ?? 0) + bet.amount });
+  }
+  const sides = new Map<string, { player: number; banker: number }>();
+  const differenceLimit = rules.playerBankerDifferenceLimit;
+  for (const [key, { bet, total }] of spots) {
+    const limit = rules.bets[bet.type as keyof RoundRules['bets']];
+    const mainBet = bet.type === 'player' || bet.type === 'banker';
+    if (limit === undefined)
+      problems.push(`${roundId}: spot ${key} is a bet the table does not offer`);
+    else if (total < limit.min)
+      problems.push(`${roundId}: spot ${key} dealt at ${total}, below its minimum ${limit.min}`);
+    else if (total > limit.max && !(mainBet && differenceLimit !== null))
+      problems.push(`${roundId}: spot ${key} dealt at ${total}, above its maximum ${limit.max}`);
+    if (mainBet) {
+      const side = sides.get(bet.playerId) ?? { player: 0, banker: 0 };
+      side[bet.type as 'player' | 'banker'] += total;
+      sides.set(bet.playerId, side);
+    }
+  }
+  if (differenceLimit !== null)
+    for (const [playerId, side] of sides)
+      if (Math.abs(side.player - side.banker) > differenceLimit)
+        problems.push(
+          `${roundId}: ${playerId} dealt Player ${side.player} against Banker ${side.banker}, past the difference limit ${differenceLimit}`,
+        );
+  return problems;
+}
+
+/**
+ * Checks every round of the log by its spots: every dealt spot keeps the rules (`spotProblems`),
+ * and every spot of a completed round is paid what the paytable pays on the spot's total, rounded
+ * down once (docs/rules.md: a player's chips on one spot are one stake), however its settlement
+ * lines split it among the chips. Spots given back by a void after completion are left to
+ * `checkMoney` (each chip gets its stake back).
+ */
+export function checkSpots(events: readonly RecordedEvent[]): string[] {
+  const problems: string[] = [];
+  interface Facts {
+    rules: RoundRules | null;
+    bets: Map<string, SpotBet>;
+    dealt: boolean;
+    completed: Extract<RoundEvent, { type: 'RoundCompleted' }>['data'] | null;
+    paid: Map<string, { payout: number; commission: number }>;
+    voidedAfter: boolean;
+  }
+  const rounds = new Map<string, Facts>();
+  for (const recorded of events) {
+    if (!recorded.stream.startsWith('round-')) continue;
+    const event = roundEventSchema.parse({ type: recorded.type, data: recorded.data });
+    let facts = rounds.get(event.data.roundId);
+    if (facts === undefined) {
+      facts = {
+        rules: null,
+        bets: new Map(),
+        dealt: false,
+        completed: null,
+        paid: new Map(),
+        voidedAfter: false,
+      };
+      rounds.set(event.data.roundId, facts);
+    }
+    switch (event.type) {
+      case 'RoundOpened':
+        facts.rules = event.data.rules;
+        break;
+      case 'BetPlaced':
+        facts.bets.set(event.data.betId, {
+          playerId: event.data.playerId,
+          type: event.data.type,
+          amount: event.data.amount,
+          bankerMode: event.data.bankerMode ?? null,
+          seat: event.data.seat ?? null,
+        });
+        break;
+      case 'BetsCleared':
+        for (const betId of event.data.betIds) facts.bets.delete(betId);
+        break;
+      case 'CardDealt':
+        facts.dealt = true;
+        break;
+      case 'RoundCompleted':
+        facts.dealt = true;
+        facts.completed = event.data;
+        break;
+      case 'RoundResultCorrected': {
+        const { reason: _reason, ...corrected } = event.data;
+        facts.completed = corrected;
+        break;
+      }
+      case 'RoundSettled':
+        for (const line of event.data.lines)
+          facts.paid.set(line.betId, { payout: line.payout, commission: line.commission });
+        break;
+      case 'RoundResettled':
+        if (event.data.kind === 'void') facts.voidedAfter = true;
+        for (const line of event.data.adjustments)
+          facts.paid.set(line.betId, { payout: line.payout, commission: line.commission });
+        break;
+      default:
+        break;
+    }
+  }
+  for (const [roundId, facts] of rounds) {
+    if (facts.rules === null || !facts.dealt) continue;
+    const bets = [...facts.bets.entries()];
+    problems.push(
+      ...spotProblems(
+        roundId,
+        facts.rules,
+        bets.map(([, bet]) => bet),
+      ),
+    );
+    const done = facts.completed;
+    if (done === null || facts.paid.size === 0 || facts.voidedAfter) continue;
+    const outcome: RoundOutcome = {
+      winner: done.winner,
+      playerTotal: done.player.total,
+      bankerTotal: done.banker.total,
+      playerCardCount: done.player.cards.length as 2 | 3,
+      bankerCardCount: done.banker.cards.length as 2 | 3,
+      playerNatural: done.player.natural,
+      bankerNatural: done.banker.natural,
+      playerPair: done.player.pair,
+      bankerPair: done.banker.pair,
+      playerPerfectPair: done.player.perfectPair,
+      bankerPerfectPair: done.banker.perfectPair,
+    };
+    const spots = new Map<
+      string,
+      { bet: SpotBet; total: number; payout: number; commission: number }
+    >();
+    for (const [betId, bet] of bets) {
+      const line = facts.paid.get(betId);
+      const spot = spots.get(spotKey(bet)) ?? { bet, total: 0, payout: 0, commission: 0 };
+      spot.total += bet.amount;
+      spot.payout += line?.payout ?? 0;
+      spot.commission += line?.commission ?? 0;
+      spots.set(spotKey(bet), spot);
+    }
+    for (const [key, spot] of spots) {
+      const expected = settleBet(
+        {
+          type: spot.bet.type as never,
+          stake: spot.total,
+          bankerMode: (spot.bet.bankerMode ?? undefined) as never,
+        },
+        outcome,
+        facts.rules,
+      );
+      if (expected.payout !== spot.payout || expected.commission !== spot.commission)
+        problems.push(
+          `${roundId}: spot ${key} of ${spot.total} paid ${spot.payout} (commission ${spot.commission}), the paytable on its total pays ${expected.payout} (${expected.commission})`,
+        );
+    }
+  }
+  return problems;
+}

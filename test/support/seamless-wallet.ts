@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Books, buildWalletServer } from '@croupier/example-seamless-wallet';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
@@ -21,6 +27,8 @@ export interface OperatorWalletFixture {
   readonly books: Books;
   /** Sets a fault for some routes, or every route. */
   fault(fault: Fault, routes?: readonly string[]): void;
+  /** Holds every request this long before passing it on: a slow wallet (0: none). */
+  delay(ms: number): void;
   /** Requests that reached the relay, by route. */
   readonly seen: Map<string, number>;
   open(playerId: string, balance: number, currency?: string): Promise<void>;
@@ -38,6 +46,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
   const upstream = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
   const faults = new Map<string, Fault>();
   const seen = new Map<string, number>();
+  let delayMs = 0;
   const relay: Server = createServer((req, res) => {
     const route = (req.url ?? '').split('/').at(-1) ?? '';
     seen.set(route, (seen.get(route) ?? 0) + 1);
@@ -46,6 +55,17 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       req.socket.destroy();
       return;
     }
+    // A slow wallet: the request waits before it reaches the wallet (the body waits with it).
+    if (delayMs === 0) {
+      forwardTo(req, res, fault);
+      return;
+    }
+    req.pause();
+    setTimeout(() => {
+      forwardTo(req, res, fault);
+    }, delayMs);
+  });
+  const forwardTo = (req: IncomingMessage, res: ServerResponse, fault: Fault) => {
     const forward = httpRequest(
       {
         host: upstream.hostname,
@@ -69,7 +89,8 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     );
     forward.on('error', () => res.socket?.destroy());
     req.pipe(forward);
-  });
+    // Piping resumes a request paused for the delay.
+  };
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   const { port } = relay.address() as AddressInfo;
   return {
@@ -79,6 +100,9 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     fault(fault, routes = ['*']) {
       if (routes.includes('*')) faults.clear();
       for (const route of routes) faults.set(route, fault);
+    },
+    delay(ms) {
+      delayMs = ms;
     },
     open: (playerId, balance, currency = 'EUR') => books.setBalance(playerId, currency, balance),
     async balance(playerId) {
