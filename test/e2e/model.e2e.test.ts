@@ -6,6 +6,8 @@ import {
   commandArbitrary,
   finishRun,
   newModel,
+  runStore,
+  startRun,
   type Model,
   type TableKey,
   type World,
@@ -46,7 +48,14 @@ async function newWorld(harness: Harness, wallet: OperatorWalletFixture | null):
     scan: `mdl-${run}-scan`,
   };
   await openTable(harness.api, tables.live, 'live');
-  await openTable(harness.api, tables.land, 'land-based');
+  // The operator's wallet cannot hold commission back until the dealer changes: seamless
+  // land-based tables deduct it (the table refuses 'accrued' there).
+  await openTable(
+    harness.api,
+    tables.land,
+    'land-based',
+    wallet === null ? {} : { commission: 'deducted' },
+  );
   await openTable(harness.api, tables.scan, 'generic', { cardSource: 'scanner', burn: false });
   const players = Array.from({ length: PLAYERS }, (_, i) => `mdl-${run}-p${i}`);
   const funding = new Map<string, number>();
@@ -59,9 +68,11 @@ async function newWorld(harness: Harness, wallet: OperatorWalletFixture | null):
       funding.set(player, OPERATOR_BALANCE);
     }
   }
+  const sessions = new Set<string>();
   return {
     api: harness.api,
-    store: harness.store,
+    store: runStore(harness.store, run, sessions),
+    sessions,
     wallet,
     players,
     tables,
@@ -73,11 +84,15 @@ async function newWorld(harness: Harness, wallet: OperatorWalletFixture | null):
  * Runs the property; on a failure, throws with the replay line first and the shrunk commands.
  */
 async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null): Promise<void> {
-  const commands = commandArbitrary(PLAYERS, { seamless: wallet !== null, steps: STEPS });
+  const commands = commandArbitrary(PLAYERS, {
+    seamless: wallet !== null,
+    steps: STEPS,
+  });
   const details = await fc.check(
     fc.asyncProperty(commands, async (steps) => {
       const world = await newWorld(harness, wallet);
       const model: Model = newModel(world);
+      await startRun(model, world);
       await fc.asyncModelRun(() => ({ model, real: world }), steps);
       await finishRun(model, world);
     }),
@@ -90,10 +105,13 @@ async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null
   );
   if (details.failed) {
     const error = details.errorInstance;
+    const shrunk = fc.stringify(details.counterexample);
+    const path = details.counterexamplePath ?? '';
     throw new Error(
-      `model test failed: replay with MODEL_SEED=${details.seed} MODEL_PATH=${JSON.stringify(details.counterexamplePath)}` +
+      `model test failed: replay with MODEL_SEED=${details.seed} MODEL_PATH=${path.split(':')[0]} ` +
+        `(that run, shrunk again), or MODEL_PATH=${JSON.stringify(path)} (the shrunk case, when the system answers as it did)` +
         `${wallet === null ? '' : ' (seamless)'}\n` +
-        `shrunk commands: ${fc.stringify(details.counterexample)}\n` +
+        `shrunk commands: ${shrunk}\n` +
         `${error instanceof Error ? error.message : String(error)}`,
     );
   }

@@ -87,13 +87,20 @@ export interface Model {
 /** The system under test for one run: constant while the run goes. */
 export interface World {
   readonly api: ApiClient;
-  readonly store: EventStore;
+  /** The sessions the run's players opened (their streams are the run's too). */
+  readonly sessions: Set<string>;
   /** The operator's wallet in seamless mode; null in transfer mode. */
   readonly wallet: OperatorWalletFixture | null;
   readonly players: readonly string[];
   readonly tables: Readonly<Record<TableKey, string>>;
   /** What each player was given: deposits less withdrawals, or the operator's opening balance. */
   readonly funding: Map<string, number>;
+  /**
+   * The run's own events: the store holds every run's (and those of the runs fast-check tried
+   * while shrinking, some left mid-way), so the end of a run reads its own tables', sessions'
+   * and players' streams only.
+   */
+  readonly store: EventStore;
 }
 
 export function newModel(world: World): Model {
@@ -161,6 +168,7 @@ export abstract class Step implements fc.AsyncCommand<Model, World> {
   abstract act(model: Model, world: World): Promise<readonly string[]>;
   abstract toString(): string;
   async run(model: Model, world: World): Promise<void> {
+    if (process.env.MODEL_VERBOSE === '1') process.stderr.write(`[model] ${String(this)}\n`);
     const touched = await this.act(model, world);
     await checkStep(model, world, touched);
   }
@@ -448,6 +456,9 @@ export class RoundCommand extends Step {
         } else if (this.target === 'scan') {
           await dealScanned(model, world, roundId);
         } else {
+          // The dealer closes betting and deals, as at the table; a close-betting of its own
+          // is another command, which may come first or race it.
+          judge(model, what, await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`));
           judge(model, what, await api.as('dealer').post(`/v1/rounds/${roundId}/deal`));
         }
         break;
@@ -572,11 +583,9 @@ export class DealerChange extends Step {
     judge(
       model,
       'dealer change',
-      await world.api
-        .as('supervisor')
-        .post(`/v1/tables/${world.tables.land}/dealer`, {
-          dealerId: `model-dealer-${this.dealer}`,
-        }),
+      await world.api.as('supervisor').post(`/v1/tables/${world.tables.land}/dealer`, {
+        dealerId: `model-dealer-${this.dealer}`,
+      }),
     );
     return [];
   }
@@ -629,8 +638,10 @@ export class OpenSession extends Step {
       preset: 'touch',
       mode: this.fun ? 'fun' : 'real',
     });
-    if (judge(model, 'opening a session', response) === 'ok')
+    if (judge(model, 'opening a session', response) === 'ok') {
       model.sessions[this.player] = { sessionId: response.body.sessionId, fun: this.fun };
+      world.sessions.add(response.body.sessionId);
+    }
     return [];
   }
   toString() {
@@ -654,11 +665,15 @@ export class Cashier extends Step {
     if (world.wallet !== null) return [];
     const playerId = world.players[this.player]!;
     const kind = this.withdraw ? 'withdrawals' : 'deposits';
-    const response = await world.api.as('operator').post(`/v1/wallets/${playerId}/${kind}`, {
-      amount: this.amount,
-      currency: 'EUR',
-      reference: `model-${randomUUID()}`,
-    });
+    const reference = `model-${randomUUID()}`;
+    const response = await world.api
+      .as('operator')
+      .post(
+        `/v1/wallets/${playerId}/${kind}`,
+        this.withdraw
+          ? { amount: this.amount, reference }
+          : { amount: this.amount, currency: 'EUR', reference },
+      );
     if (judge(model, `${kind} of ${this.amount} for ${playerId}`, response) === 'ok')
       world.funding.set(
         playerId,
@@ -769,7 +784,7 @@ async function checkStep(model: Model, world: World, touched: readonly string[])
 /** The arbitrary commands of a run; seamless mode adds the wallet's faults and leaves out cash. */
 export function commandArbitrary(
   players: number,
-  options: { seamless: boolean; steps: number },
+  options: { seamless: boolean; steps: number; replayPath?: string },
 ): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, World>>> {
   const player = fc.nat(players - 1);
   const target = fc.constantFrom<Target>('live', 'land', 'scan', 'session');
@@ -842,7 +857,61 @@ export function commandArbitrary(
     ...rare.map((arbitrary) => ({ weight: 1, arbitrary })),
   );
   const batch = fc.array(one, { minLength: 2, maxLength: 3 }).map((steps) => new Batch(steps));
-  return fc.commands([one, one, one, batch], { maxCommands: options.steps, size: 'max' });
+  return fc.commands([one, one, one, batch], {
+    maxCommands: options.steps,
+    size: 'max',
+    ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }),
+  });
+}
+
+/**
+ * Where every run starts: a round open on each table, the players seated at the land-based table
+ * (seats 1, 2, 3) and the first player in a session of their own, so that most drawn commands
+ * have something to act on.
+ */
+export async function startRun(model: Model, world: World): Promise<void> {
+  for (const table of ['live', 'land', 'scan'] as const)
+    await new NextRound(table).run(model, world);
+  for (const player of world.players.keys()) await new Seat(player, player + 1).run(model, world);
+  await new OpenSession(0, false).run(model, world);
+}
+
+/**
+ * The store as one run sees it: the streams that name the run (its tables, rounds, shoes and
+ * players all carry the run's id) or one of its players' sessions.
+ */
+export function runStore(
+  store: EventStore,
+  runId: string,
+  sessions: ReadonlySet<string>,
+): EventStore {
+  const own = (stream: string) =>
+    stream.includes(runId) || [...sessions].some((sessionId) => stream.includes(sessionId));
+  return {
+    ...store,
+    append: (stream, events, options) => store.append(stream, events, options),
+    readStream: (stream, options) => store.readStream(stream, options),
+    subscribe: (options) => store.subscribe(options),
+    verifyStream: (stream) => store.verifyStream(stream),
+    close: () => store.close(),
+    async readAll(options = {}) {
+      // Pages of the whole log, filtered: a page of the run's own may be shorter than asked,
+      // so the next is read until the log ends or the page is full.
+      const selected = [];
+      let after = options.after;
+      const limit = options.limit ?? Number.POSITIVE_INFINITY;
+      for (;;) {
+        const page = await store.readAll({
+          ...options,
+          ...(after === undefined ? {} : { after }),
+          limit: 5_000,
+        });
+        selected.push(...page.filter((event) => own(event.stream)));
+        if (page.length < 5_000 || selected.length >= limit) return selected.slice(0, limit);
+        after = page.at(-1)!.position;
+      }
+    },
+  };
 }
 
 /** A round view's status once it is at rest. */
@@ -879,21 +948,34 @@ export async function finishRun(model: Model, world: World): Promise<void> {
       await api.as('dealer').post(`/v1/rounds/${round.roundId}/deal`);
     }
     view = await read();
+    if (process.env.MODEL_VERBOSE === '1')
+      process.stderr.write(`[model] end: ${round.roundId} ${view.status}\n`);
     if (!atRest(view.status))
       await api
         .as('supervisor')
         .post(`/v1/rounds/${round.roundId}/void`, { reason: 'model: end of run' });
   }
-  if (!model.tables.land.closed && world.wallet === null)
-    await api
-      .as('supervisor')
-      .post(`/v1/tables/${world.tables.land}/dealer`, { dealerId: 'model-dealer-last' });
-
   const problems: string[] = [];
+  if (world.wallet === null) {
+    // Every settlement applied, the last shift ends (a dealer change; a closed table's ended
+    // with it), and its collection, which follows the change, is waited for.
+    await settledEverywhere(world.store);
+    if (!model.tables.land.closed)
+      await api
+        .as('supervisor')
+        .post(`/v1/tables/${world.tables.land}/dealer`, { dealerId: 'model-dealer-last' });
+    problems.push(...(await commissionProblems(model, world)));
+  }
   const events =
     world.wallet === null ? await settledEverywhere(world.store) : await allEvents(world.store);
+  // Play money is a wallet of its own (ADR 0030): the real money's check leaves fun rounds out,
+  // and the fun wallet's audit and the spots check them.
+  const funRounds = model.sessions.flatMap((s) =>
+    s?.fun === true ? [`round-${s.sessionId}.`] : [],
+  );
+  const real = events.filter((e) => !funRounds.some((prefix) => e.stream.startsWith(prefix)));
   if (world.wallet === null) {
-    const money = checkMoney(events);
+    const money = checkMoney(real);
     problems.push(...money.discrepancies);
     for (const playerId of world.players) {
       const wallet = (
@@ -901,7 +983,6 @@ export async function finishRun(model: Model, world: World): Promise<void> {
           balance: number;
           available: number;
           openStakes: number;
-          commissionOwedBySeat: { tableId: string; amount: number }[];
         }>(`/v1/wallets/${playerId}`)
       ).body;
       if (wallet.balance !== (money.balances.get(playerId) ?? 0))
@@ -910,13 +991,6 @@ export async function finishRun(model: Model, world: World): Promise<void> {
         );
       if (wallet.openStakes !== 0)
         problems.push(`${playerId}: ${wallet.openStakes} in open stakes`);
-      // Commission owed is collectable: the last dealer change collected it, a closed table
-      // owes none (its last shift ended with it).
-      const owed = wallet.commissionOwedBySeat.filter((c) => c.tableId === world.tables.land);
-      if (owed.length > 0)
-        problems.push(
-          `${playerId}: commission ${JSON.stringify(owed)} still owed at ${model.tables.land.closed ? 'the closed' : 'the'} land-based table after the last shift ended`,
-        );
       if (wallet.available < 0) problems.push(`${playerId}: available ${wallet.available}`);
     }
   } else {
@@ -932,6 +1006,16 @@ export async function finishRun(model: Model, world: World): Promise<void> {
         `audit of ${roundId}: ${audit.status} ${JSON.stringify(audit.body.verdict?.findings ?? audit.body)}`,
       );
   }
+  for (const [player, session] of model.sessions.entries()) {
+    if (session?.fun !== true) continue;
+    const audit = await api
+      .as('regulator')
+      .get<{ findings?: unknown[] }>(`/v1/audit/wallets/${world.players[player]}/play-money`);
+    if (audit.status !== 200 || (audit.body.findings ?? []).length > 0)
+      problems.push(
+        `play-money audit of ${world.players[player]}: ${audit.status} ${JSON.stringify(audit.body)}`,
+      );
+  }
   for (const playerId of world.players) {
     const audit = await api
       .as('regulator')
@@ -943,6 +1027,30 @@ export async function finishRun(model: Model, world: World): Promise<void> {
       problems.push(`wallet audit of ${playerId}: ${JSON.stringify(findings)}`);
   }
   if (problems.length > 0) throw new Error(`the run ends wrong:\n- ${problems.join('\n- ')}`);
+}
+
+/**
+ * Commission owed is collectable: once the last shift ended (the last dealer change, or the
+ * table's close) no player owes any at the land-based table. Collection follows the change
+ * through the log, so this waits for it, up to a deadline.
+ */
+async function commissionProblems(model: Model, world: World): Promise<string[]> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const problems: string[] = [];
+    for (const playerId of world.players) {
+      const wallet = await world.api.as('operator').get<{
+        commissionOwedBySeat: { tableId: string; seat: number; amount: number }[];
+      }>(`/v1/wallets/${playerId}`);
+      const owed = wallet.body.commissionOwedBySeat.filter((c) => c.tableId === world.tables.land);
+      if (owed.length > 0)
+        problems.push(
+          `${playerId}: commission ${JSON.stringify(owed)} still owed at the ${model.tables.land.closed ? 'closed ' : ''}land-based table after its last shift ended`,
+        );
+    }
+    if (problems.length === 0 || Date.now() > deadline) return problems;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
 }
 
 /**
