@@ -34,6 +34,11 @@ const RUNS = Number(process.env.MODEL_RUNS ?? (DISTRIBUTED ? 3 : 5));
 const STEPS = Number(process.env.MODEL_STEPS ?? 18);
 const SEED = process.env.MODEL_SEED === undefined ? undefined : Number(process.env.MODEL_SEED);
 const PATH = process.env.MODEL_PATH;
+/**
+ * Shrinking a failure replays whole runs against the system: it stops after this long and
+ * reports the smallest case found so far (MODEL_TIME_LIMIT_MS: the whole check's limit).
+ */
+const TIME_LIMIT_MS = Number(process.env.MODEL_TIME_LIMIT_MS ?? 200_000);
 const PLAYERS = 3;
 /** Each player's money: 20,000.00, or at the operator 10,000.00 (two 6,000.00 chips overdraw). */
 const DEPOSIT = 2_000_000;
@@ -98,7 +103,7 @@ async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null
     }),
     {
       numRuns: RUNS,
-      endOnFailure: false,
+      interruptAfterTimeLimit: TIME_LIMIT_MS,
       ...(SEED === undefined ? {} : { seed: SEED }),
       ...(PATH === undefined ? {} : { path: PATH }),
     },

@@ -581,11 +581,11 @@ const spotKey = (bet: SpotBet) =>
   `${bet.playerId}/${bet.type}/${bet.bankerMode ?? '-'}/${bet.seat ?? '-'}`;
 
 /**
- * The rules a dealt round's bets must keep, per spot (a player's chips on one bet type, banker
- * mode and seat, summed: docs/rules.md, "limits apply to a player's total per bet type"): every
- * spot at least its minimum and at most its maximum, except that a difference limit replaces the
- * Player and Banker maximum, and then each player's Player and Banker totals differ by at most
- * that limit.
+ * The rules a dealt round's bets must keep (issue 24, "limits on the set"): every spot (a
+ * player's chips on one bet type, banker mode and seat, summed) at least the table minimum; every
+ * bet type's total, over its banker modes and seats, at most the maximum, except that a
+ * difference limit replaces the Player and Banker maximum, and then each player's Player and
+ * Banker totals differ by at most that limit.
  */
 export function spotProblems(
   roundId: string,
@@ -599,6 +599,7 @@ export function spotProblems(
     spots.set(spotKey(bet), { bet, total: (spot?.total ?? 0) + bet.amount });
   }
   const sides = new Map<string, { player: number; banker: number }>();
+  const types = new Map<string, number>();
   const differenceLimit = rules.playerBankerDifferenceLimit;
   for (const [key, { bet, total }] of spots) {
     const limit = rules.bets[bet.type as keyof RoundRules['bets']];
@@ -607,13 +608,20 @@ export function spotProblems(
       problems.push(`${roundId}: spot ${key} is a bet the table does not offer`);
     else if (total < limit.min)
       problems.push(`${roundId}: spot ${key} dealt at ${total}, below its minimum ${limit.min}`);
-    else if (total > limit.max && !(mainBet && differenceLimit !== null))
-      problems.push(`${roundId}: spot ${key} dealt at ${total}, above its maximum ${limit.max}`);
+    const typeKey = `${bet.playerId}/${bet.type}`;
+    types.set(typeKey, (types.get(typeKey) ?? 0) + total);
     if (mainBet) {
       const side = sides.get(bet.playerId) ?? { player: 0, banker: 0 };
       side[bet.type as 'player' | 'banker'] += total;
       sides.set(bet.playerId, side);
     }
+  }
+  for (const [typeKey, total] of types) {
+    const type = typeKey.slice(typeKey.lastIndexOf('/') + 1);
+    const limit = rules.bets[type as keyof RoundRules['bets']];
+    const mainBet = type === 'player' || type === 'banker';
+    if (limit !== undefined && total > limit.max && !(mainBet && differenceLimit !== null))
+      problems.push(`${roundId}: ${typeKey} dealt at ${total}, above its maximum ${limit.max}`);
   }
   if (differenceLimit !== null)
     for (const [playerId, side] of sides)
