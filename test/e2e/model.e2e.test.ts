@@ -1,18 +1,15 @@
-import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { DEPLOYMENT, startHarness, type Harness } from '../support/harness.js';
 import {
   commandArbitrary,
   finishRun,
+  MODEL_PLAYERS,
   newModel,
-  runStore,
+  newWorld,
   startRun,
   type Model,
-  type TableKey,
-  type World,
 } from '../support/model.js';
-import { fund, openTable } from '../support/play.js';
 import {
   startOperatorWallet,
   OPERATOR_SECRET,
@@ -39,57 +36,11 @@ const PATH = process.env.MODEL_PATH;
  * reports the smallest case found so far (MODEL_TIME_LIMIT_MS: the whole check's limit).
  */
 const TIME_LIMIT_MS = Number(process.env.MODEL_TIME_LIMIT_MS ?? 200_000);
-const PLAYERS = 3;
-/** Each player's money: 20,000.00, or at the operator 10,000.00 (two 6,000.00 chips overdraw). */
-const DEPOSIT = 2_000_000;
-const OPERATOR_BALANCE = 1_000_000;
-
-/** A run's tables and players, named by a run id of its own (ADR 0031: the file's own). */
-async function newWorld(harness: Harness, wallet: OperatorWalletFixture | null): Promise<World> {
-  const run = randomUUID().slice(0, 8);
-  const tables: Record<TableKey, string> = {
-    live: `mdl-${run}-live`,
-    land: `mdl-${run}-land`,
-    scan: `mdl-${run}-scan`,
-  };
-  await openTable(harness.api, tables.live, 'live');
-  // The operator's wallet cannot hold commission back until the dealer changes: seamless
-  // land-based tables deduct it (the table refuses 'accrued' there).
-  await openTable(
-    harness.api,
-    tables.land,
-    'land-based',
-    wallet === null ? {} : { commission: 'deducted' },
-  );
-  await openTable(harness.api, tables.scan, 'generic', { cardSource: 'scanner', burn: false });
-  const players = Array.from({ length: PLAYERS }, (_, i) => `mdl-${run}-p${i}`);
-  const funding = new Map<string, number>();
-  for (const player of players) {
-    if (wallet === null) {
-      await fund(harness.api, [player], DEPOSIT);
-      funding.set(player, DEPOSIT);
-    } else {
-      await wallet.open(player, OPERATOR_BALANCE);
-      funding.set(player, OPERATOR_BALANCE);
-    }
-  }
-  const sessions = new Set<string>();
-  return {
-    api: harness.api,
-    store: runStore(harness.store, run, sessions),
-    sessions,
-    wallet,
-    players,
-    tables,
-    funding,
-  };
-}
-
 /**
  * Runs the property; on a failure, throws with the replay line first and the shrunk commands.
  */
 async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null): Promise<void> {
-  const commands = commandArbitrary(PLAYERS, {
+  const commands = commandArbitrary(MODEL_PLAYERS, {
     seamless: wallet !== null,
     steps: STEPS,
   });

@@ -11,7 +11,8 @@ import {
   spotProblems,
 } from './invariants.js';
 import type { Fault, OperatorWalletFixture } from './seamless-wallet.js';
-import type { RoundView } from './play.js';
+import type { Harness } from './harness.js';
+import { fund, openTable, type RoundView } from './play.js';
 
 /**
  * The model-based test of the whole command surface (issue 24): fast-check draws sequences of
@@ -912,6 +913,72 @@ export function runStore(
       }
     },
   };
+}
+
+/** Players per run. */
+export const MODEL_PLAYERS = 3;
+/** Each player's money: 20,000.00, or at the operator 10,000.00 (two 6,000.00 chips overdraw). */
+const DEPOSIT = 2_000_000;
+const OPERATOR_BALANCE = 1_000_000;
+
+/** A run's tables and players, named by a run id of its own (ADR 0031: the file's own). */
+export async function newWorld(
+  harness: Pick<Harness, 'api' | 'store'>,
+  wallet: OperatorWalletFixture | null,
+): Promise<World> {
+  const run = randomUUID().slice(0, 8);
+  const tables: Record<TableKey, string> = {
+    live: `mdl-${run}-live`,
+    land: `mdl-${run}-land`,
+    scan: `mdl-${run}-scan`,
+  };
+  await openTable(harness.api, tables.live, 'live');
+  // The operator's wallet cannot hold commission back until the dealer changes: seamless
+  // land-based tables deduct it (the table refuses 'accrued' there).
+  await openTable(
+    harness.api,
+    tables.land,
+    'land-based',
+    wallet === null ? {} : { commission: 'deducted' },
+  );
+  await openTable(harness.api, tables.scan, 'generic', { cardSource: 'scanner', burn: false });
+  const players = Array.from({ length: MODEL_PLAYERS }, (_, i) => `mdl-${run}-p${i}`);
+  const funding = new Map<string, number>();
+  for (const player of players) {
+    if (wallet === null) {
+      await fund(harness.api, [player], DEPOSIT);
+      funding.set(player, DEPOSIT);
+    } else {
+      await wallet.open(player, OPERATOR_BALANCE);
+      funding.set(player, OPERATOR_BALANCE);
+    }
+  }
+  const sessions = new Set<string>();
+  return {
+    api: harness.api,
+    store: runStore(harness.store, run, sessions),
+    sessions,
+    wallet,
+    players,
+    tables,
+    funding,
+  };
+}
+
+/**
+ * A fixed list of commands played as a run plays them (a named regression: a shrunk
+ * counterexample written out): the start, each command and its step check, the end's checks.
+ */
+export async function playSteps(
+  harness: Pick<Harness, 'api' | 'store'>,
+  wallet: OperatorWalletFixture | null,
+  steps: readonly Step[],
+): Promise<void> {
+  const world = await newWorld(harness, wallet);
+  const model = newModel(world);
+  await startRun(model, world);
+  for (const step of steps) if (step.check(model)) await step.run(model, world);
+  await finishRun(model, world);
 }
 
 /** A round view's status once it is at rest. */
