@@ -145,11 +145,11 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
     });
 
     it('defect 5: a retried bet against a slow wallet never stands with its stake given back', async () => {
-      // 10,000.00 at the operator: A places Banker and Player 6,000.00 each (refused: funds),
+      // 3,000.00 at the operator: A places Banker and Player 2,000.00 each (refused: funds),
       // B re-sends the Banker bet (its id) while A's debits are in flight.
       await playSteps(harness, wallet, [
         new WalletFault('slow'),
-        new RetriedBet(0, 'live', [chip('banker', 4), chip('player', 4)], 60),
+        new RetriedBet(0, 'live', [chip('banker', 3), chip('player', 3)], 60),
         deal('live'),
       ]);
     });

@@ -129,6 +129,10 @@ type Outcome = 'ok' | 'refused' | 'unknown';
  */
 function judge(model: Model, what: string, response: Response<unknown>): Outcome {
   const { status } = response;
+  if (process.env.MODEL_VERBOSE === '1')
+    process.stderr.write(
+      `[model]   ${what}: ${status}${status >= 300 ? ` ${(response.body as { code?: string }).code}` : ''}\n`,
+    );
   if (status >= 200 && status < 300) return 'ok';
   if ([404, 409, 422].includes(status)) return 'refused';
   if (status >= 500 && model.fault !== 'pass') return 'unknown';
@@ -459,7 +463,11 @@ export class RoundCommand extends Step {
         } else {
           // The dealer closes betting and deals, as at the table; a close-betting of its own
           // is another command, which may come first or race it.
-          judge(model, what, await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`));
+          judge(
+            model,
+            `close-betting ${roundId}`,
+            await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`),
+          );
           judge(model, what, await api.as('dealer').post(`/v1/rounds/${roundId}/deal`));
         }
         break;
@@ -917,9 +925,12 @@ export function runStore(
 
 /** Players per run. */
 export const MODEL_PLAYERS = 3;
-/** Each player's money: 20,000.00, or at the operator 10,000.00 (two 6,000.00 chips overdraw). */
+/**
+ * Each player's money: 20,000.00 in Croupier's wallet, or 3,000.00 at the operator's, where two
+ * 2,000.00 chips overdraw it and one does not.
+ */
 const DEPOSIT = 2_000_000;
-const OPERATOR_BALANCE = 1_000_000;
+const OPERATOR_BALANCE = 300_000;
 
 /** A run's tables and players, named by a run id of its own (ADR 0031: the file's own). */
 export async function newWorld(
