@@ -797,43 +797,52 @@ export function commandArbitrary(
 ): fc.Arbitrary<Iterable<fc.AsyncCommand<Model, World>>> {
   const player = fc.nat(players - 1);
   const target = fc.constantFrom<Target>('live', 'land', 'scan', 'session');
-  const table = fc.constantFrom<TableKey>('live', 'land', 'scan');
   const chip = fc.record({
     type: fc.constantFrom('player' as const, 'banker' as const, 'tie' as const),
     value: fc.nat(4),
     commission: fc.boolean(),
   });
-  const single: fc.Arbitrary<Step>[] = [
-    fc
-      .tuple(player, target, fc.array(chip, { minLength: 1, maxLength: 3 }))
-      .map(([p, t, chips]) => new Bet(p, t, chips)),
-    fc
-      .tuple(player, target, fc.array(chip, { minLength: 1, maxLength: 3 }))
-      .map(([p, t, chips]) => new Bet(p, t, chips)),
-    fc.tuple(player, target, fc.nat(5)).map(([p, t, pick]) => new RemoveChip(p, t, pick)),
-    fc.tuple(player, target).map(([p, t]) => new Clear(p, t)),
-    fc
-      .tuple(player, target, fc.constantFrom(1 as const, 2 as const))
-      .map(([p, t, m]) => new Rebet(p, t, m)),
-    table.map((t) => new NextRound(t)),
-    table.map((t) => new NextRound(t)),
-    fc
-      .tuple(
-        fc.constantFrom(
-          'close-betting' as const,
-          'deal' as const,
-          'deal' as const,
-          'void' as const,
-          'pause' as const,
-          'resume' as const,
-        ),
-        target,
-        player,
-      )
-      .map(([kind, t, p]) => new RoundCommand(kind, t, p)),
-    fc
-      .tuple(fc.constantFrom('deal' as const, 'close-betting' as const), target, player)
-      .map(([kind, t, p]) => new RoundCommand(kind, t, p)),
+  const chips = fc.array(chip, { minLength: 1, maxLength: 3 });
+  const round = (kind: RoundCommand['kind']) => fc.constant(kind);
+  /**
+   * The commands on one player's bets at one target, or on that target's round: a batch draws
+   * two or three of them on the same target, so that they meet on one round (where the seams
+   * between flows are).
+   */
+  const onTarget = (p: number, t: Target): fc.Arbitrary<Step> =>
+    fc.oneof(
+      { weight: 5, arbitrary: chips.map((c) => new Bet(p, t, c)) },
+      { weight: 3, arbitrary: fc.nat(5).map((pick) => new RemoveChip(p, t, pick)) },
+      { weight: 1, arbitrary: fc.constant(new Clear(p, t)) },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom(1 as const, 2 as const).map((m) => new Rebet(p, t, m)),
+      },
+      {
+        weight: 5,
+        arbitrary: fc
+          .oneof(
+            { weight: 3, arbitrary: round('deal') },
+            { weight: 2, arbitrary: round('void') },
+            { weight: 1, arbitrary: round('close-betting') },
+            { weight: 1, arbitrary: round('pause') },
+            { weight: 1, arbitrary: round('resume') },
+          )
+          .map((kind) => new RoundCommand(kind, t, p)),
+      },
+      {
+        weight: t === 'session' ? 0 : 3,
+        arbitrary: fc.constant(new NextRound(t === 'session' ? 'live' : t)),
+      },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(fc.tuple(chip, chip), fc.constantFrom(0, 20, 60))
+          .map(([c, stagger]) => new RetriedBet(p, t, c, stagger)),
+      },
+    );
+  const anywhere = fc.tuple(player, target).chain(([p, t]) => onTarget(p, t));
+  const others: fc.Arbitrary<Step>[] = [
     fc
       .tuple(player, fc.option(fc.integer({ min: 1, max: 7 }), { freq: 3 }))
       .map(([p, seat]) => new Seat(p, seat)),
@@ -842,31 +851,29 @@ export function commandArbitrary(
     fc
       .tuple(fc.nat(5), fc.constantFrom('7S', '9D', '4C', 'KH'))
       .map(([position, card]) => new CorrectCard(position, card)),
-    fc
-      .tuple(player, target, fc.tuple(chip, chip), fc.constantFrom(0, 20, 60))
-      .map(([p, t, chips, stagger]) => new RetriedBet(p, t, chips, stagger)),
+    options.seamless
+      ? fc
+          .constantFrom<Fault | 'slow'>('pass', 'slow', 'slow', 'lose-answer', 'down')
+          .map((fault) => new WalletFault(fault))
+      : fc
+          .tuple(player, fc.constantFrom(1_000, 50_000, 500_000), fc.boolean())
+          .map(([p, amount, withdraw]) => new Cashier(p, amount, withdraw)),
   ];
-  const rare: fc.Arbitrary<Step>[] = [
-    fc.constantFrom<TableKey>('live', 'land').map((t) => new CloseTable(t)),
-  ];
-  if (options.seamless)
-    single.push(
-      fc
-        .constantFrom<Fault | 'slow'>('pass', 'slow', 'slow', 'lose-answer', 'down')
-        .map((fault) => new WalletFault(fault)),
-    );
-  else
-    single.push(
-      fc
-        .tuple(player, fc.constantFrom(1_000, 50_000, 500_000), fc.boolean())
-        .map(([p, amount, withdraw]) => new Cashier(p, amount, withdraw)),
-    );
   const one = fc.oneof(
-    ...single.map((arbitrary) => ({ weight: 4, arbitrary })),
-    ...rare.map((arbitrary) => ({ weight: 1, arbitrary })),
+    { weight: 30, arbitrary: anywhere },
+    ...others.map((arbitrary) => ({ weight: 2, arbitrary })),
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<TableKey>('live', 'land').map((t) => new CloseTable(t)),
+    },
   );
-  const batch = fc.array(one, { minLength: 2, maxLength: 3 }).map((steps) => new Batch(steps));
-  return fc.commands([one, one, one, batch], {
+  const batch = fc
+    .tuple(player, player, target)
+    .chain(([p, q, t]) =>
+      fc.array(fc.oneof(onTarget(p, t), onTarget(q, t)), { minLength: 2, maxLength: 3 }),
+    )
+    .map((steps) => new Batch(steps));
+  return fc.commands([one, one, batch], {
     maxCommands: options.steps,
     size: 'max',
     ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath }),
