@@ -96,6 +96,27 @@ describe('model-based test: counterexamples, transfer mode', () => {
     ]);
   });
 
+  it('defect 2: a 0.10 and a 0.01 Banker chip are one 0.11 stake, paid 0.21 on a Banker win (Touch)', async () => {
+    // Found in seamless mode: MODEL_SEED=-756021386 MODEL_PATH="1:2:1:7:2:5:6:4:5:5", shrunk to
+    // bet(p0, session, banker 0.10 + banker 0.01), paid 0.19 + 0.01 = 0.20.
+    await playSteps(
+      harness,
+      null,
+      times(12, () => [
+        new Bet(0, 'session', [chip('banker', 1), chip('banker', 0)]),
+        deal('session'),
+      ]),
+    );
+  });
+
+  it('defect 4: a deal and a void sent at once, then a chip removed as the next round opens', async () => {
+    // Found in transfer mode: MODEL_SEED=1672855472 MODEL_PATH="4:2:1:1:1:2:1:1:1:1".
+    await playSteps(harness, null, [
+      new Batch([deal('live'), new RoundCommand('void', 'live', 0)]),
+      new Batch([new RemoveChip(0, 'live', 0), new NextRound('live')]),
+    ]);
+  });
+
   it('defect 4: a deal and a void sent at once leave the shoe, the round and the settlement agreeing', async () => {
     await playSteps(
       harness,

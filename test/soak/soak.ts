@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { Role } from '@croupier/contracts';
 import type { EventStore, RecordedEvent } from '@croupier/eventstore';
 import { TokenAuthority } from '@croupier/http';
@@ -45,6 +47,14 @@ const FUZZ_SEED = Number(process.env.FUZZ_SEED ?? 20_261_129);
 const PROGRESS_EVERY_MS = 30_000;
 /** Give up (and fail) when the rounds are not settled by then. */
 const MAX_MINUTES = Number(process.env.SOAK_MAX_MINUTES ?? 180);
+
+/**
+ * The model-based test (e2e/model.e2e.test.ts) beside the chaos, with a long budget: its runs of
+ * commands and concurrent batches on a one-process system of its own (the chaos would make its
+ * every 503 a tolerated unknown, so it runs on a quiet system while the soak loads the machine).
+ */
+const MODEL_RUNS = Number(process.env.SOAK_MODEL_RUNS ?? 200);
+const MODEL_STEPS = Number(process.env.SOAK_MODEL_STEPS ?? 40);
 
 const PLAYERS = Array.from({ length: 12 }, (_, i) => `soak-p${i + 1}`);
 const ATTACKER = 'soak-mallory';
@@ -166,6 +176,32 @@ async function voidOpenRounds(deployment: ChaosDeployment): Promise<void> {
   }
 }
 
+/**
+ * Runs the model-based test in a vitest of its own and answers whether it passed, with the
+ * tail of its output (the replay line and the shrunk commands when it failed).
+ */
+async function modelBasedTest(): Promise<{ passed: boolean; output: string }> {
+  if (MODEL_RUNS === 0) return { passed: true, output: 'skipped (SOAK_MODEL_RUNS=0)' };
+  const child = spawn('npx', ['vitest', 'run', '--reporter=dot', 'e2e/model.e2e.test.ts'], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    env: {
+      ...process.env,
+      MODEL_RUNS: String(MODEL_RUNS),
+      MODEL_STEPS: String(MODEL_STEPS),
+      MODEL_TIME_LIMIT_MS: String(MAX_MINUTES * 60_000),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { passed: code === 0, output: output.slice(-4_000) };
+}
+
 async function soak(): Promise<boolean> {
   const started = Date.now();
   const deployment = await ChaosDeployment.start({
@@ -254,6 +290,7 @@ async function soak(): Promise<boolean> {
           running,
         });
     };
+    const model = modelBasedTest();
     await Promise.all([
       counter,
       ...PLAYERS.map((player) => playerLoop(deployment, player, TABLES, running, responses, bets)),
@@ -263,6 +300,7 @@ async function soak(): Promise<boolean> {
       outageLoop(),
     ]);
 
+    const modelVerdict = await model;
     for (const service of cluster.processes) if (!service.running) await service.startRetrying();
     await voidOpenRounds(deployment);
     const verdict = await settleAndVerify(
@@ -287,6 +325,7 @@ async function soak(): Promise<boolean> {
       everyShoeReplaysValid: verdict.invalidShoes.length === 0,
       no5xxButOutage503: violations.length === 0,
       attackerNeverSucceeded: attack.successes === 0,
+      modelBasedTestPassed: modelVerdict.passed,
       roundsReached: !timedOut,
     };
     const passed = Object.values(invariants).every(Boolean);
@@ -305,6 +344,7 @@ async function soak(): Promise<boolean> {
       noAnswer: responses.noAnswer + fuzzResponses.noAnswer,
       players: bets,
       attacker: attack,
+      modelBasedTest: { runs: MODEL_RUNS, steps: MODEL_STEPS, passed: modelVerdict.passed },
       outages: {
         kills: cluster.processes.reduce((sum, p) => sum + p.kills, 0),
         crashes: cluster.processes.reduce((sum, p) => sum + p.crashes, 0),
@@ -322,6 +362,7 @@ async function soak(): Promise<boolean> {
         shoes: verdict.invalidShoes.slice(0, 5),
         responses: violations.length,
         responseSamples: violations.slice(0, 5),
+        modelBasedTest: modelVerdict.passed ? undefined : modelVerdict.output,
       },
       logs: passed ? undefined : deployment.logDir,
       durationSeconds: Math.round((Date.now() - started) / 1000),
