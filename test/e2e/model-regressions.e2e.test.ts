@@ -161,8 +161,8 @@ describe.skipIf(DEPLOYMENT === 'distributed')(
       });
     });
     afterAll(async () => {
-      await harness?.close();
-      await wallet?.close();
+      await harness.close();
+      await wallet.close();
     });
 
     it('defect 5: a retried bet against a slow wallet never stands with its stake given back', async () => {

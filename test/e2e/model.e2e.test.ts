@@ -56,7 +56,7 @@ async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null
     }),
     {
       numRuns: RUNS,
-      interruptAfterTimeLimit: TIME_LIMIT_MS,
+      plugins: [fc.interruptAfterTimeLimit(TIME_LIMIT_MS)],
       ...(SEED === undefined ? {} : { seed: SEED }),
       ...(PATH === undefined ? {} : { path: PATH }),
     },
@@ -70,7 +70,7 @@ async function checkModel(harness: Harness, wallet: OperatorWalletFixture | null
         `(that run, shrunk again), or MODEL_PATH=${JSON.stringify(path)} (the shrunk case, when the system answers as it did)` +
         `${wallet === null ? '' : ' (seamless)'}\n` +
         `shrunk commands: ${shrunk}\n` +
-        `${error instanceof Error ? error.message : String(error)}`,
+        (error instanceof Error ? error.message : String(error)),
     );
   }
 }
@@ -109,8 +109,8 @@ describe.skipIf(DISTRIBUTED)(
       });
     });
     afterAll(async () => {
-      await harness?.close();
-      await wallet?.close();
+      await harness.close();
+      await wallet.close();
     });
 
     it('seamless mode: the operator wallet holds funding - standing stakes + credits', async () => {

@@ -612,7 +612,7 @@ export function spotProblems(
     types.set(typeKey, (types.get(typeKey) ?? 0) + total);
     if (mainBet) {
       const side = sides.get(bet.playerId) ?? { player: 0, banker: 0 };
-      side[bet.type as 'player' | 'banker'] += total;
+      side[bet.type] += total;
       sides.set(bet.playerId, side);
     }
   }

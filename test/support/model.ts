@@ -127,7 +127,7 @@ type Outcome = 'ok' | 'refused' | 'unknown';
  * the test sends only well-formed requests with the right role, so a 400 or 403 is the system
  * refusing what it must take.
  */
-function judge(model: Model, what: string, response: Response<unknown>): Outcome {
+function judge(model: Model, what: string, response: Response): Outcome {
   const { status } = response;
   if (process.env.MODEL_VERBOSE === '1')
     process.stderr.write(
@@ -1085,10 +1085,11 @@ export async function finishRun(model: Model, world: World): Promise<void> {
   for (const roundId of model.rounds.keys()) {
     const audit = await api
       .as('regulator')
-      .get<{ verdict: { findings: unknown[] } }>(`/v1/audit/rounds/${roundId}`);
-    if (audit.status !== 200 || audit.body.verdict.findings.length > 0)
+      .get<{ verdict?: { findings: unknown[] } }>(`/v1/audit/rounds/${roundId}`);
+    const findings = audit.body.verdict?.findings;
+    if (audit.status !== 200 || findings === undefined || findings.length > 0)
       problems.push(
-        `audit of ${roundId}: ${audit.status} ${JSON.stringify(audit.body.verdict?.findings ?? audit.body)}`,
+        `audit of ${roundId}: ${audit.status} ${JSON.stringify(findings ?? audit.body)}`,
       );
   }
   for (const [player, session] of model.sessions.entries()) {
