@@ -117,6 +117,26 @@ describe('model-based test: counterexamples, transfer mode', () => {
     ]);
   });
 
+  it('defect 4: a deal and a void sent at once, on a round with no bets', async () => {
+    // Found in transfer mode: MODEL_SEED=1456085148 MODEL_PATH="1:5".
+    await playSteps(harness, null, [
+      new Batch([deal('live'), new RoundCommand('void', 'live', 0)]),
+    ]);
+  });
+
+  it('defect 4: a void racing the scanned cards of a scanner round leaves no card unrecorded', async () => {
+    // Found in seamless mode: MODEL_SEED=585010991 MODEL_PATH="26:2:1:1:2:4:4", shrunk to
+    // batch[deal(scan) | void(scan)]: the shoe recorded the first card, the round never did.
+    await playSteps(
+      harness,
+      null,
+      times(4, () => [
+        new Batch([deal('scan'), new RoundCommand('void', 'scan', 0)]),
+        new NextRound('scan'),
+      ]),
+    );
+  });
+
   it('defect 4: a deal and a void sent at once leave the shoe, the round and the settlement agreeing', async () => {
     await playSteps(
       harness,
