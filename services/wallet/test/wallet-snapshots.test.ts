@@ -102,7 +102,7 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
       type: 'CollectCommission',
       tableId: 't1',
       currentShiftId: shifts[shift]!,
-      dealerChangeId: uuid('dealer-change', shift, Math.random()),
+      endedBy: { dealerChangeId: uuid('dealer-change', shift, Math.random()) },
     })),
   );
 };

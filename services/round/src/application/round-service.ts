@@ -157,9 +157,37 @@ export class RoundService {
     return (await this.table(tableId, { type: 'LeaveSeat', playerId }, context)).state;
   }
 
+  /**
+   * Closes the table: no round opens after it, and its last dealer shift ends (the commission
+   * owed there is collected, ADR 0008). A round still taking bets is voided and its bets
+   * refunded, as a closing session's is: no bet is taken on a closed table. A round whose
+   * betting closed is dealt and settled as usual. The round is voided before the close (a crash
+   * between leaves an open table, closed again by a retry) and looked at again after it, for a
+   * round another dealer opened in between.
+   */
   async closeTable(tableId: string, reason: string, context: CommandContext): Promise<TableState> {
+    await this.voidBettingRound(tableId, reason, context);
     const { state } = await this.table(tableId, { type: 'CloseTable', reason }, context);
+    await this.voidBettingRound(tableId, reason, context);
     return state;
+  }
+
+  /** Voids the table's latest round if it still takes bets (its bets are refunded). */
+  private async voidBettingRound(
+    tableId: string,
+    reason: string,
+    context: CommandContext,
+  ): Promise<void> {
+    const round = await this.currentRound(tableId);
+    if (round === null || round.status !== 'betting') return;
+    try {
+      const why = `table closed: ${reason}`;
+      // A void's reason is at most 500 characters, as the close's is.
+      await this.void(round.roundId, why.length <= 500 ? why : 'table closed', context);
+    } catch (error) {
+      // Betting closed (or the round was voided) meanwhile: it is no longer taking bets.
+      if (!(error instanceof DomainError)) throw error;
+    }
   }
 
   async getTable(tableId: string): Promise<TableState> {

@@ -4,6 +4,7 @@ import {
   eventTypesOf,
   isPlayMoney,
   PLAY_MONEY_CURRENCY,
+  shiftEndIdOf,
   walletEventSchema,
   walletStreamOf,
   type CommandContext,
@@ -47,11 +48,15 @@ function walletEventId(event: WalletEvent): string {
     case 'CommissionCollected':
       return deterministicId(
         event.type,
-        event.data.dealerChangeId,
+        shiftEndIdOf(event.data),
         event.data.playerId,
         event.data.shiftId,
         // One collection per seat (002); a collection without a seat keeps its id as it was.
         ...(event.data.seat === undefined ? [] : [String(event.data.seat)]),
+        // After the close, one per bet settled late: each collects what was owed then.
+        ...(event.data.accrued === undefined
+          ? []
+          : [event.data.accrued.settlementId, event.data.accrued.betId]),
       );
     case 'PayoutAdjusted':
       return deterministicId(event.type, event.data.resettlementId, event.data.betId);

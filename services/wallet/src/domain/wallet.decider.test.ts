@@ -285,7 +285,7 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: BET,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([collected(3, 20), collected(6, 15)]);
     expect(available(spec.stateAfter([...history, collected(3, 20)]))).toBe(965);
@@ -334,7 +334,7 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: BET,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([
         {
@@ -355,9 +355,48 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: SHIFT,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([]);
+  });
+
+  it('collects every shift, the one running too, when the table closes (its last shift ends)', () => {
+    const accrued = (shiftId: string, amount: number): WalletEvent => ({
+      type: 'CommissionAccrued',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        seat: 3,
+        shiftId,
+        betId: BET,
+        settlementId: SETTLEMENT,
+        amount,
+      },
+    });
+    const history = [deposited, accrued(SHIFT, 20), accrued(BET, 15)];
+    const closed = (shiftId: string, amount: number): WalletEvent => ({
+      type: 'CommissionCollected',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        shiftId,
+        seat: 3,
+        amount,
+        tableClosedId: SETTLEMENT,
+      },
+    });
+    spec
+      .given(history)
+      .when({
+        type: 'CollectCommission',
+        tableId: 'salon',
+        currentShiftId: null,
+        endedBy: { tableClosedId: SETTLEMENT },
+      })
+      .then([closed(SHIFT, 20), closed(BET, 15)]);
+    const after = spec.stateAfter([...history, closed(SHIFT, 20), closed(BET, 15)]);
+    expect(after.commissionOwed.size).toBe(0);
+    expect(available(after)).toBe(after.balance);
   });
 });
 

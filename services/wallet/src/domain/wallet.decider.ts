@@ -6,6 +6,7 @@ import {
   PLAY_MONEY_CURRENCY,
   type PlayerId,
   type RoundId,
+  type ShiftEnd,
   type WalletEvent,
 } from '@croupier/contracts';
 import type { Decider } from '@croupier/application';
@@ -73,8 +74,16 @@ export type WalletCommand =
       seat?: number | null;
       reason: 'void' | 'correction';
     }
-  /** Collects the commission owed at a table for every shift but the one now running. */
-  | { type: 'CollectCommission'; tableId: string; currentShiftId: string; dealerChangeId: string };
+  /**
+   * Collects the commission owed at a table for every shift but the one now running (`null`
+   * once the table closed: every shift has ended), naming what ended them.
+   */
+  | {
+      type: 'CollectCommission';
+      tableId: string;
+      currentShiftId: string | null;
+      endedBy: ShiftEnd;
+    };
 
 export interface OpenStake {
   readonly roundId: RoundId;
@@ -506,7 +515,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
             shiftId,
             ...(seat > 0 ? { seat } : {}),
             amount: owed,
-            dealerChangeId: command.dealerChangeId,
+            ...command.endedBy,
           },
         }));
     }
