@@ -34,7 +34,7 @@ import { seatOf, type TableCommand, type TableState } from '../domain/table.deci
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
 import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
-import { requireMayDeal, requireMayPlay } from './session-rules.js';
+import { requireMayDeal, requireMayPlay, requireMayWatch } from './session-rules.js';
 import {
   isFinished,
   isSettled,
@@ -223,6 +223,16 @@ export class RoundService {
     return state;
   }
 
+  /** The round as `viewer` may read it: a player reads no round of another player's session. */
+  async getRoundAs(
+    roundId: string,
+    viewer: { readonly id: string; readonly role: string },
+  ): Promise<RoundState> {
+    const round = await this.getRound(roundId);
+    requireMayWatch(await this.tableOfRound(roundId), viewer);
+    return round;
+  }
+
   /**
    * Opens the table's next round: in the current shoe, or round 1 of a new shoe once the current
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
@@ -256,12 +266,18 @@ export class RoundService {
    * when its source is rng, after the finished one is closed (see nextShoeOf).
    */
   async startShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    return this.replaceShoe(nextShoeOf(await this.tableShoe(tableId)), context);
+    const tableShoe = await this.tableShoe(tableId);
+    // A session's shoes are its owner's: it opens them as it deals, no dealer brings one.
+    requireMayDeal(tableShoe.table, context);
+    return this.replaceShoe(nextShoeOf(tableShoe), context);
   }
 
   /** Closes the table's current shoe early (operator), revealing its seed. */
   async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    const shoe = shoeToCloseOf(await this.tableShoe(tableId));
+    const tableShoe = await this.tableShoe(tableId);
+    // A session's shoe is closed by the session itself, as it deals or closes.
+    requireMayDeal(tableShoe.table, context);
+    const shoe = shoeToCloseOf(tableShoe);
     return this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'operator' }, context);
   }
 

@@ -47,7 +47,9 @@ export const ROUND_PROBLEMS = {
   roads: ['TABLE_NOT_FOUND'],
   closeTable: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
   changeDealer: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
+  /** FORBIDDEN: a player's session (its shoes are its own). */
   startShoe: [
+    'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'TABLE_CLOSED',
     'SHOE_NOT_FINISHED',
@@ -55,8 +57,12 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  /** An unknown table is TABLE_NOT_FOUND; a table with no shoe yet, SHOE_NOT_FOUND. */
+  /**
+   * An unknown table is TABLE_NOT_FOUND; a table with no shoe yet, SHOE_NOT_FOUND; a player's
+   * session, FORBIDDEN (the session closes its own shoes).
+   */
   closeCurrentShoe: [
+    'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'SHOE_NOT_FOUND',
     'ROUND_IN_PROGRESS',
@@ -77,7 +83,8 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  getRound: ['ROUND_NOT_FOUND'],
+  /** FORBIDDEN: a player reading a round of another player's session. */
+  getRound: ['ROUND_NOT_FOUND', 'FORBIDDEN'],
   /** VALIDATION_ERROR too: one bet id twice in the request. */
   placeBets: [
     'FORBIDDEN',
