@@ -366,7 +366,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       config: { roles: ['operator'], problems: ROUND_PROBLEMS.closeTable },
       schema: {
         tags: ['tables'],
-        summary: 'Close a table: no new round opens; a round in progress is finished',
+        summary:
+          'Close a table: no new round opens; a round still taking bets is voided (its bets refunded), one past betting is dealt and settled; the last dealer shift ends (accrued commission is collected)',
         params: tableParams,
         body: z.object({ reason: reasonText }).strict(),
       },
