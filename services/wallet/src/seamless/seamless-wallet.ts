@@ -5,7 +5,6 @@ import {
   type CommandHandler,
 } from '@croupier/application';
 import {
-  DomainError,
   eventTypesOf,
   isPlayMoney,
   operatorWalletEventSchema,
