@@ -116,11 +116,23 @@ describe('seamless mode: a debit shared by two requests for one bet (issue 24, d
     return recorded.map((e) => operatorWalletEventSchema.parse({ type: e.type, data: e.data }));
   }
 
-  /** Every credit and rollback Croupier asked of the wallet has been delivered and applied. */
+  /**
+   * Every stake the wallet confirmed is closed by a credit or rollback request (its round is
+   * settled or voided), and every such call has been delivered and applied.
+   */
   async function drained(playerId: string): Promise<void> {
     await vi.waitFor(
       async () => {
         const events = await operatorEvents(playerId);
+        const open = new Set<string>();
+        for (const e of events) {
+          if (e.type === 'OperatorDebitConfirmed') open.add(e.data.betId);
+          if (e.type === 'OperatorRollbackRequested' && e.data.reason !== 'debit-unresolved')
+            open.delete(e.data.betId);
+          if (e.type === 'OperatorCreditRequested' && e.data.kind === 'settlement')
+            open.delete(e.data.betId);
+        }
+        if (open.size > 0) throw new Error(`${playerId}: ${open.size} stakes still open`);
         const delivered = new Set(
           events.flatMap((e) => (e.type === 'OperatorCallDelivered' ? [e.data.key] : [])),
         );
