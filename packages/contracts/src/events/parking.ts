@@ -20,7 +20,10 @@ export const PARKING_CONSUMERS = [
 export const parkingConsumerSchema = z.enum(PARKING_CONSUMERS);
 export type ParkingConsumer = z.infer<typeof parkingConsumerSchema>;
 
-/** A message's id within its consumer: a message id, an event id, a call's key. No dot-free rule. */
+/**
+ * A message's id within its consumer: a message id, an event id, a call's key (dots allowed:
+ * a consumer's name has none, so the first dot of `<consumer>.<messageId>` ends it).
+ */
 export const parkedMessageIdSchema = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_.:@-]{0,199}$/, 'must be 1-200 letters, digits or _ . : @ -');
