@@ -13,6 +13,7 @@ import type {
   EventStore,
   ProjectionStorage,
   RecordedEvent,
+  SubscribeOptions,
   Subscription,
 } from '@croupier/eventstore';
 import type { Aggregate, CommandHandler } from './command-handler.js';
@@ -166,6 +167,11 @@ export const DEFAULT_PARKING_ATTEMPTS = 5;
 export class Parking {
   /** Failures of messages not yet applied nor parked, by parked id. */
   readonly #failures = new Map<string, number>();
+  /** The handlers of the subscriptions started through `subscribeParking`, for their retries. */
+  readonly #subscribed = new Map<
+    ParkingConsumer,
+    { handler: (event: RecordedEvent) => Promise<void>; transient?: (error: unknown) => boolean }
+  >();
   readonly #attempts: number;
 
   constructor(
@@ -285,6 +291,36 @@ export class Parking {
   }
 
   /**
+   * Retries for a subscription started through `subscribeParking`: each parked event is read
+   * back from the log and handed to that subscription's handler again.
+   */
+  startEventRetries(
+    store: EventStore,
+    consumer: ParkingConsumer,
+    onError: (error: unknown) => void,
+  ): Subscription {
+    const subscribed = this.#subscribed.get(consumer);
+    if (subscribed === undefined)
+      throw new Error(`no subscription of ${consumer} was started with this parking`);
+    return this.startRetries(
+      store,
+      consumer,
+      retryEvent(store, subscribed.handler),
+      onError,
+      subscribed.transient,
+    );
+  }
+
+  /** @internal `subscribeParking`'s: remembers a consumer's handler for its retries. */
+  remember(
+    consumer: ParkingConsumer,
+    handler: (event: RecordedEvent) => Promise<void>,
+    transient?: (error: unknown) => boolean,
+  ): void {
+    this.#subscribed.set(consumer, { handler, ...(transient === undefined ? {} : { transient }) });
+  }
+
+  /**
    * Tries again each message an operator asked to retry (ParkedMessageRetried) of `consumer`, in
    * the process that runs the consumer: `retry` applies the parked message; applied, it is
    * resolved, refused again, parked again (one attempt more). One subscription per consumer,
@@ -335,6 +371,26 @@ export class Parking {
       },
     });
   }
+}
+
+/**
+ * `store.subscribe`, and with `parking` the consumer's handler guarded (`guardEvents`): an event
+ * it cannot handle is parked as `consumer` and the subscription goes on (ADR 0035). The handler
+ * is remembered for `parking.startEventRetries`. Without `parking`, `store.subscribe` as is.
+ */
+export function subscribeParking(
+  store: EventStore,
+  parking: Parking | undefined,
+  consumer: ParkingConsumer,
+  options: SubscribeOptions,
+  transient?: (error: unknown) => boolean,
+): Subscription {
+  if (parking === undefined) return store.subscribe(options);
+  parking.remember(consumer, options.handler, transient);
+  return store.subscribe({
+    ...options,
+    handler: parking.guardEvents(consumer, options.handler, transient),
+  });
 }
 
 /** A subscription's retry: reads the parked event back from the log and hands it to `handler`. */

@@ -8,6 +8,8 @@ import { eventSchema } from './common.js';
  * - `settlement-outbox`: the settlement service publishing them;
  * - `settlement`: the settlement reactor settling, refunding and resettling rounds;
  * - `wallet-commission-collector`: collecting accrued commission at a dealer change;
+ * - `operator-wallet-feed`: seamless mode turning settlement records into the operator's credits
+ *   (and applying play money to fun wallets);
  * - `operator-wallet-outbox`: seamless mode's credits and rollbacks to the operator's wallet.
  */
 export const PARKING_CONSUMERS = [
@@ -15,6 +17,7 @@ export const PARKING_CONSUMERS = [
   'settlement-outbox',
   'settlement',
   'wallet-commission-collector',
+  'operator-wallet-feed',
   'operator-wallet-outbox',
 ] as const;
 export const parkingConsumerSchema = z.enum(PARKING_CONSUMERS);
