@@ -3,8 +3,8 @@ import type { ParkedMessageView } from '@croupier/application';
 import { PLAY_MONEY_CURRENCY, presetConfig } from '@croupier/contracts';
 import type { RoundState } from '@croupier/round';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/index.js';
-import { as, startCasino, waitForWallets, type Casino } from './support/casino.js';
+import { buildApp, ConfigError, loadConfig } from '../src/index.js';
+import { as, startCasino, TEST_SECRETS, waitForWallets, type Casino } from './support/casino.js';
 
 /**
  * Issue 24, defect 6: a payout its wallet refuses for good (a fun win past what a balance can
@@ -201,5 +201,30 @@ describe('a payout that cannot be applied is parked, and the others go on', () =
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('FUN_BALANCE is bounded as real balances are', () => {
+  const problemsOf = (funBalance: string): readonly string[] => {
+    try {
+      loadConfig({
+        EVENTSTORE: 'pglite',
+        ...TEST_SECRETS,
+        AUTO_TABLES: '',
+        FUN_BALANCE: funBalance,
+      });
+      return [];
+    } catch (error) {
+      if (error instanceof ConfigError) return error.issues;
+      throw error;
+    }
+  };
+
+  it('refuses to start with a fun balance past 10^15 minor units, naming the setting and the bound', () => {
+    const problems = problemsOf('9007199254740991');
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(/^FUN_BALANCE: .*at most 1000000000000000 minor units/);
+    expect(problemsOf('1000000000000001')).toHaveLength(1);
+    expect(problemsOf('1000000000000000')).toEqual([]);
   });
 });
