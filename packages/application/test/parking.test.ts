@@ -45,14 +45,16 @@ describe('parking: what a subscription cannot handle is set aside, and the other
     const flaky = await append('item-2', 'flaky');
     await append('item-3', 'fine');
     let flakyFailures = 0;
-    await drained('parking-test', async (event) => {
+    await drained('parking-test', (event) => {
       const { kind } = event.data as { kind: string };
-      if (kind === 'refused') throw new DomainError('BALANCE_LIMIT', 'past the limit');
+      if (kind === 'refused')
+        return Promise.reject(new DomainError('BALANCE_LIMIT', 'past the limit'));
       if (kind === 'flaky') {
         flakyFailures++;
-        throw new Error('the store hiccuped');
+        return Promise.reject(new Error('the store hiccuped'));
       }
       handled.push(event.stream);
+      return Promise.resolve();
     });
     // The rest went on; the refusal was tried once, the failure as many times as allowed.
     expect(handled).toEqual(['item-3']);
@@ -70,9 +72,10 @@ describe('parking: what a subscription cannot handle is set aside, and the other
   it('retries when asked: parked again while refused, resolved once applied', async () => {
     const event = await append('item-1', 'refused');
     let fixed = false;
-    const handler = async (recorded: RecordedEvent) => {
-      if (!fixed) throw new DomainError('BALANCE_LIMIT', 'past the limit');
+    const handler = (recorded: RecordedEvent) => {
+      if (!fixed) return Promise.reject(new DomainError('BALANCE_LIMIT', 'past the limit'));
       handled.push(recorded.stream);
+      return Promise.resolve();
     };
     await drained('parking-test', handler);
     const retries = parking.startEventRetries(store, 'settlement', () => undefined);
