@@ -5,7 +5,9 @@ import {
   tableEventSchema,
   walletEventSchema,
   operatorWalletEventSchema,
+  parkedMessageEventSchema,
   type OperatorWalletEvent,
+  type ParkedMessageEvent,
   type Adjustment,
   type RoundEvent,
   type ShoeEvent,
@@ -201,6 +203,19 @@ function describeOperatorWallet(event: OperatorWalletEvent): string {
 }
 
 /** One line saying what an event records, in the game's words; its type if it cannot be read. */
+/** A message a consumer set aside (ADR 0035), retried or resolved. */
+function describeParked(event: ParkedMessageEvent): string {
+  const id = `${event.data.consumer}.${event.data.messageId}`;
+  switch (event.type) {
+    case 'MessageParked':
+      return `${event.data.consumer} parked message ${event.data.messageId}${event.data.playerId === null ? '' : ` of ${event.data.playerId}`} after ${event.data.attempts} attempt(s): ${event.data.code} ${event.data.detail}`;
+    case 'ParkedMessageRetried':
+      return `parked message ${id} retried`;
+    case 'ParkedMessageResolved':
+      return `parked message ${id} applied after its retry`;
+  }
+}
+
 export function describeEvent(recorded: RecordedEvent): string {
   const input = { type: recorded.type, data: recorded.data };
   const prefix = recorded.stream.slice(0, recorded.stream.indexOf('-') + 1);
@@ -227,6 +242,11 @@ export function describeEvent(recorded: RecordedEvent): string {
     case 'operator-': {
       const parsed = operatorWalletEventSchema.safeParse(input);
       if (parsed.success) return describeOperatorWallet(parsed.data);
+      break;
+    }
+    case 'parked-': {
+      const parsed = parkedMessageEventSchema.safeParse(input);
+      if (parsed.success) return describeParked(parsed.data);
       break;
     }
     case 'table-': {

@@ -45,6 +45,11 @@ const descriptions = {
       'The notary has recorded no checkpoint with this sequence number (or none yet: the first is recorded one CHECKPOINT_INTERVAL_MS after the first event).',
     example: 'no checkpoint 12: the last is 9',
   },
+  PARKED_MESSAGE_NOT_FOUND: {
+    meaning:
+      'No consumer ever parked a message with this id (`<consumer>.<messageId>`, as GET /v1/admin/parked-messages lists them).',
+    example: 'no parked message wallet-ledger.3f1c…: nothing was parked under that id',
+  },
   NOT_FOUND: {
     meaning: 'No route answers this method and path.',
     example: 'no route GET /v1/tabels',
@@ -126,6 +131,11 @@ const descriptions = {
       "The deployment runs in seamless mode (WALLET_MODE=seamless): the operator's own wallet holds every player's balance, and Croupier debits and credits it directly. Croupier's wallet holds no money, so nothing can be deposited into or withdrawn from it: move the money in the operator's wallet.",
     example:
       "deposits are refused in seamless mode: the operator's wallet holds the players' money",
+  },
+  NOT_PARKED: {
+    meaning:
+      'The message is not parked any more: it was applied after all, so there is nothing to retry. (A retry already asked for and not yet tried is not refused: asking again changes nothing.)',
+    example: 'wallet-ledger.3f1c… is not parked: it was applied after a retry',
   },
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',

@@ -1,8 +1,10 @@
 import {
   deterministicId,
+  subscribeParking,
   systemContext,
   type Aggregate,
   type CommandHandler,
+  type Parking,
 } from '@croupier/application';
 import {
   eventTypesOf,
@@ -324,14 +326,17 @@ export const OPERATOR_WALLET_FEED = {
  * Seamless mode's feed: a checkpointed subscription to the rounds' settlement records, straight
  * from the log (not the settlement bus, whose messages are for downstream systems), each turned
  * into the calls it owes the operator's wallet. Its checkpoint moves once the calls are recorded;
- * the outbox delivers them.
+ * the outbox delivers them. With `parking`, a record that cannot be applied (a fun win its fun
+ * wallet refuses, or one failing again and again) is parked as `operator-wallet-feed` (ADR 0035):
+ * the records after it, other players' payouts, go on.
  */
 export function startOperatorWalletFeed(
   store: EventStore,
   wallet: SeamlessWallet,
   onError: (error: unknown) => void,
+  parking?: Parking,
 ): Subscription {
-  return store.subscribe({
+  return subscribeParking(store, parking, 'operator-wallet-feed', {
     name: OPERATOR_WALLET_FEED.name,
     from: 'start',
     filter: OPERATOR_WALLET_FEED.filter,
