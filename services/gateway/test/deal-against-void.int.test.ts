@@ -166,13 +166,13 @@ describe('a deal against a void', () => {
     expect(await deal).toBe('ROUND_FINISHED');
     expect(voided.status).toBe('voided');
 
+    await waitForWallets(casino.system, ['pia']);
+    expect(await findings(roundId)).toEqual([]);
     const { drawn, seals } = await atShoe(roundId);
     expect(drawn.length).toBeGreaterThanOrEqual(4);
     expect(seals).toEqual([drawn]);
     expect((await voidedEvent(roundId))?.discarded).toEqual(drawn);
     expect(await typesOf(roundId)).not.toContain('CardDealt');
-    await waitForWallets(casino.system, ['pia']);
-    expect(await findings(roundId)).toEqual([]);
   });
 
   it('rng: a void from another process between the draw and DealCards is decided on the seal too', async () => {
@@ -192,11 +192,11 @@ describe('a deal against a void', () => {
     held.release();
     expect(await deal).toBe('ROUND_FINISHED');
 
+    await waitForWallets(casino.system, ['rex']);
+    expect(await findings(roundId)).toEqual([]);
     const { drawn, seals } = await atShoe(roundId);
     expect(seals).toEqual([drawn]);
     expect((await voidedEvent(roundId))?.discarded).toEqual(drawn);
-    await waitForWallets(casino.system, ['rex']);
-    expect(await findings(roundId)).toEqual([]);
   });
 
   it('rng: a void after the deal started and before the draw seals the round empty: the shoe refuses to draw for it', async () => {
@@ -244,12 +244,12 @@ describe('a deal against a void', () => {
       casino.system.rounds.postScannedCard(roundId, '2S', dealer),
     ).rejects.toMatchObject({ code: 'ROUND_FINISHED' });
 
+    await waitForWallets(casino.system, ['tom']);
+    expect(await findings(roundId)).toEqual([]);
     const { drawn, seals } = await atShoe(roundId);
     expect(drawn.map((c) => c.card)).toEqual(['4C', '7D', '9H']);
     expect(seals).toEqual([drawn]);
     expect((await voidedEvent(roundId))?.discarded).toEqual([drawn[2]]);
-    await waitForWallets(casino.system, ['tom']);
-    expect(await findings(roundId)).toEqual([]);
   });
 
   it('a void after the round completed and before settlement handled it: refunded, never paid', async () => {
@@ -269,10 +269,10 @@ describe('a deal against a void', () => {
     } finally {
       await resumed?.stop();
     }
+    expect(await findings(roundId)).toEqual([]);
     const types = await typesOf(roundId);
     expect(types).not.toContain('RoundSettled');
     expect(types).not.toContain('RoundResettled');
     expect(types.slice(-2)).toEqual(['RoundVoided', 'BetsRefunded']);
-    expect(await findings(roundId)).toEqual([]);
   });
 });
