@@ -454,7 +454,10 @@ export async function settledEverywhere(
       )
         open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
-      if (event.type === 'RoundSettled') unsettled.delete(event.stream);
+      // A round voided before its settlement is refunded, never settled (ADR 0033): its stakes
+      // are waited for above.
+      if (event.type === 'RoundSettled' || event.type === 'RoundVoided')
+        unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {
