@@ -86,8 +86,7 @@ const typesOf = async (roundId: string) =>
 async function voidedEvent(roundId: string) {
   const events = await store.readStream(streams.round(roundId));
   return events.find((event) => event.type === 'RoundVoided')?.data as
-    | { discarded?: DrawnCard[] }
-    | undefined;
+    { discarded?: DrawnCard[] } | undefined;
 }
 
 /** The round's cards at its shoe, and whether the shoe sealed it. */
@@ -145,9 +144,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await casino?.close();
-  await store?.close();
-  await postgres?.drop();
+  await casino.close();
+  await store.close();
+  await postgres.drop();
 });
 
 describe('a deal against a void', () => {
@@ -240,9 +239,9 @@ describe('a deal against a void', () => {
     held.release();
     expect(await post).toBe('ROUND_FINISHED');
     // The shoe deals the round no more.
-    await expect(
-      casino.system.rounds.postScannedCard(roundId, '2S', dealer),
-    ).rejects.toMatchObject({ code: 'ROUND_FINISHED' });
+    await expect(casino.system.rounds.postScannedCard(roundId, '2S', dealer)).rejects.toMatchObject(
+      { code: 'ROUND_FINISHED' },
+    );
 
     await waitForWallets(casino.system, ['tom']);
     expect(await findings(roundId)).toEqual([]);

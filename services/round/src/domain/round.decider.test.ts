@@ -1,4 +1,4 @@
-import type { RoundEvent, RoundRules } from '@croupier/contracts';
+import type { DrawnCard, RoundEvent, RoundRules } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
 import { roundDecider, type RoundCommand } from './round.decider.js';
@@ -66,15 +66,13 @@ const place = (
   bets,
   rebetOf: null,
 });
-const natural: RoundCommand = {
-  type: 'DealCards',
-  cards: [
-    { position: 10, card: '9C', hand: 'player' },
-    { position: 11, card: '2D', hand: 'banker' },
-    { position: 12, card: 'KH', hand: 'player' },
-    { position: 13, card: '3S', hand: 'banker' },
-  ],
-};
+const naturalCards: DrawnCard[] = [
+  { position: 10, card: '9C', hand: 'player' },
+  { position: 11, card: '2D', hand: 'banker' },
+  { position: 12, card: 'KH', hand: 'player' },
+  { position: 13, card: '3S', hand: 'banker' },
+];
+const natural: RoundCommand = { type: 'DealCards', cards: naturalCards };
 
 const released = (betId: string, amount: number, playerId = 'alice'): RoundEvent => ({
   type: 'StakeReleased',
@@ -437,14 +435,8 @@ describe('round decider', () => {
   });
 
   it('commits to the deal before the shoe draws: DealStarted, with BettingClosed when asked', () => {
-    spec
-      .given([opened(), closed])
-      .when({ type: 'StartDeal' })
-      .then([started]);
-    spec
-      .given([opened()])
-      .when({ type: 'StartDeal', closeBetting: true })
-      .then([closed, started]);
+    spec.given([opened(), closed]).when({ type: 'StartDeal' }).then([started]);
+    spec.given([opened()]).when({ type: 'StartDeal', closeBetting: true }).then([closed, started]);
     spec.given([opened()]).when({ type: 'StartDeal' }).thenThrows({ code: 'ROUND_NOT_DEALING' });
     // Started already (a retried deal), or dealt in full: nothing more.
     spec.given([opened(), closed, started]).when({ type: 'StartDeal' }).then([]);
@@ -466,7 +458,7 @@ describe('round decider', () => {
   });
 
   it('voids a round whose deal is under way only with the cards its shoe sealed, recording those it never dealt', () => {
-    const drawn = (natural as Extract<RoundCommand, { type: 'DealCards' }>).cards;
+    const drawn = naturalCards;
     const underWay = [opened(), closed, started];
     spec
       .given(underWay)

@@ -521,7 +521,10 @@ function dealCards(
   requireNotFinished(state);
   // The shoe draws only for a round that committed to its deal first (ADR 0033).
   if (!state.dealStarted)
-    throw new DomainError('ROUND_NOT_DEALING', `the deal of round ${state.roundId} has not started`);
+    throw new DomainError(
+      'ROUND_NOT_DEALING',
+      `the deal of round ${state.roundId} has not started`,
+    );
   const dealtPositions = new Set([...state.player, ...state.banker].map((c) => c.shoePosition));
   const fresh = command.cards.filter((c) => !dealtPositions.has(c.position));
   const player = [...state.player];

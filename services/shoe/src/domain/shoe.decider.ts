@@ -204,7 +204,10 @@ function requireDealing(state: ShoeState): void {
 /** A round sealed for its void (ADR 0033) takes no more cards, whatever its number. */
 function requireNotSealed(state: ShoeState, roundId: RoundId): void {
   if (state.sealed.has(roundId))
-    throw new DomainError('ROUND_FINISHED', `round ${roundId} was voided: the shoe deals it no more`);
+    throw new DomainError(
+      'ROUND_FINISHED',
+      `round ${roundId} was voided: the shoe deals it no more`,
+    );
 }
 
 /** Whether a round number may draw now: in order, and not past the last round. */
