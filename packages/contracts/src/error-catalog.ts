@@ -104,6 +104,11 @@ const descriptions = {
     meaning: 'The round is settled or voided: nothing more can happen to it.',
     example: 'round baccarat-1.3.12 is settled',
   },
+  DEAL_IN_PROGRESS: {
+    meaning:
+      "The round's deal started while the void was decided: the shoe may have drawn cards for it, so the round is voided only with the cards the shoe sealed for it. Retry the void.",
+    example: 'the deal of round baccarat-1.3.12 is under way: seal it at the shoe before voiding',
+  },
   ROUND_NOT_DEALING: {
     meaning:
       'The round is not in the dealing phase the command needs: close betting before dealing, deal every card before confirming.',

@@ -78,6 +78,15 @@ export interface ShoePort {
     },
     context: CommandContext,
   ): Promise<DrawnCard>;
+  /**
+   * The shoe draws no more cards for the round (RoundSealed) and answers the cards it drew for
+   * it, in order: what a void of a round whose deal is under way records (ADR 0033). Sealing
+   * again answers the same cards; a closed shoe draws for no round and answers them as they are.
+   */
+  sealRound(
+    input: { shoeId: ShoeId; roundId: RoundId },
+    context: CommandContext,
+  ): Promise<DrawnCard[]>;
   /** The cards the shoe has handed to a round, in order. */
   roundCards(shoeId: ShoeId, roundId: RoundId): Promise<DrawnCard[]>;
   correctCard(
