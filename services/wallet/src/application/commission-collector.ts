@@ -1,8 +1,10 @@
 import {
   causedBy,
+  subscribeParking,
   systemContext,
   type DocumentSet,
   type DurableProjection,
+  type Parking,
   type ProjectionRunner,
 } from '@croupier/application';
 import {
@@ -80,7 +82,9 @@ export class CommissionLedger implements DurableProjection<CommissionOwedAtTable
  * DealerChanged, every player owing commission at the table for an earlier shift pays it. A
  * replayed DealerChanged collects nothing twice (what was collected is no longer owed), and
  * commission accrued late (a settlement the wallet applied after the change) is collected at
- * the next change; until then it is held back from the player's available balance.
+ * the next change; until then it is held back from the player's available balance. With
+ * `parking`, a change whose collection is refused for good (or fails again and again) is parked
+ * as `wallet-commission-collector` (ADR 0035): later changes are collected meanwhile.
  *
  * Closing the table ends its last shift (ADR 0008, addendum): on TableClosed every player owing
  * commission there pays all of it. No change comes after a close, so commission accrued after
@@ -93,6 +97,7 @@ export function startCommissionCollector(
   ledger: CommissionLedger,
   wallet: WalletService,
   onError: (error: unknown) => void,
+  parking?: Parking,
 ): Subscription {
   /** The TableClosed of each table seen closed: a table never opens again. */
   const closedBy = new Map<string, string>();
@@ -127,7 +132,7 @@ export function startCommissionCollector(
     }
   };
 
-  return store.subscribe({
+  return subscribeParking(store, parking, 'wallet-commission-collector', {
     name: 'wallet-commission-collector',
     from: 'start',
     // DealerChanged and TableClosed are table events, CommissionAccrued a wallet's: each type
