@@ -108,6 +108,8 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/supervision/paused-rounds': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/settlements': { roles: ['operator', 'regulator'] },
   'POST /v1/admin/rebuild': { roles: ['operator'] },
+  'GET /v1/admin/parked-messages': { roles: ['operator'] },
+  'POST /v1/admin/parked-messages/:id/retry': { roles: ['operator'] },
 
   // Service to service: service tokens only.
   'POST /internal/v1/tables/:tableId/shoes': SYSTEM,
