@@ -224,7 +224,10 @@ describe('seamless mode: what the wallets refuse is parked, and the others go on
         if (done.settlement!.lines.some((line) => line.payout > line.stake)) won = round.roundId;
         // A lost or pushed stake is closed before the next top-up, which a late payout would
         // overflow too.
-        else await vi.waitFor(async () => expect((await funWallet()).openStakes).toBe(0));
+        else
+          await vi.waitFor(async () => {
+            expect((await funWallet()).openStakes).toBe(0);
+          });
       }
       expect(won).not.toBeNull();
       const [parked] = await parkedUntil('operator-wallet-feed', fin, (list) => list.length > 0);
