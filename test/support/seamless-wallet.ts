@@ -47,6 +47,8 @@ export interface OperatorWalletFixture {
   hold(route: string): HeldCalls;
   /** Requests that reached the relay, by route. */
   readonly seen: Map<string, number>;
+  /** How many requests under an idempotency key reached the relay (sent again, counted again). */
+  sentUnder(key: string): number;
   open(playerId: string, balance: number, currency?: string): Promise<void>;
   balance(playerId: string): Promise<number>;
   /** The wallet's call rows for a bet. */
@@ -62,6 +64,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
   const upstream = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
   const faults = new Map<string, Fault>();
   const seen = new Map<string, number>();
+  const keys = new Map<string, number>();
   const holds = new Map<string, (body: Buffer, pass: () => Promise<void>) => void>();
   const relay: Server = createServer((req, res) => {
     const route = (req.url ?? '').split('/').at(-1) ?? '';
@@ -75,6 +78,8 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
+      const key = keyOf(body);
+      if (key !== null) keys.set(key, (keys.get(key) ?? 0) + 1);
       const pass = () =>
         new Promise<void>((answered) => {
           res.on('close', answered);
@@ -117,6 +122,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     url: `http://127.0.0.1:${port}`,
     books,
     seen,
+    sentUnder: (key) => keys.get(key) ?? 0,
     fault(fault, routes = ['*']) {
       if (routes.includes('*')) faults.clear();
       for (const route of routes) faults.set(route, fault);
@@ -172,4 +178,14 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       await postgres.drop();
     },
   };
+}
+
+/** The idempotency key a call's JSON body names, or null (not JSON, no key). */
+function keyOf(body: Buffer): string | null {
+  try {
+    const key = (JSON.parse(body.toString('utf8')) as { key?: unknown } | null)?.key;
+    return typeof key === 'string' ? key : null;
+  } catch {
+    return null;
+  }
 }

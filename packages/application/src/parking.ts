@@ -409,9 +409,26 @@ export function retryEvent(
   };
 }
 
+/**
+ * The player a parked event's money is owed to: its own `playerId`, or the one player of all its
+ * lines (a fun session's round settled, refunded or resettled), so operators see whose payout
+ * waits. Null when it names none or several.
+ */
 function playerOf(event: RecordedEvent): string | null {
-  const playerId = (event.data as { playerId?: unknown } | null)?.playerId;
-  return typeof playerId === 'string' && playerId.length <= 64 ? playerId : null;
+  const data = event.data as {
+    playerId?: unknown;
+    lines?: unknown;
+    adjustments?: unknown;
+  } | null;
+  const players = new Set<unknown>();
+  if (data?.playerId !== undefined) players.add(data.playerId);
+  for (const lines of [data?.lines, data?.adjustments])
+    if (Array.isArray(lines))
+      for (const line of lines) players.add((line as { playerId?: unknown } | null)?.playerId);
+  const [playerId] = players;
+  return players.size === 1 && typeof playerId === 'string' && playerId.length <= 64
+    ? playerId
+    : null;
 }
 
 /** A parked message as operators are shown it. */

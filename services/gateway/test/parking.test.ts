@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ParkedMessageView } from '@croupier/application';
 import { PLAY_MONEY_CURRENCY, presetConfig } from '@croupier/contracts';
-import type { RoundState } from '@croupier/round';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, ConfigError, loadConfig } from '../src/index.js';
 import { as, startCasino, TEST_SECRETS, waitForWallets, type Casino } from './support/casino.js';
+import { playUntilFunWin, until } from './support/fun-win.js';
 
 /**
  * Issue 24, defect 6: a payout its wallet refuses for good (a fun win past what a balance can
@@ -13,44 +13,10 @@ import { as, startCasino, TEST_SECRETS, waitForWallets, type Casino } from './su
  * operator sees it (list, metric, significant event) and retries it once it can be applied.
  */
 
-/** Polls `read` until `done` holds: a bound on attempts, never on time. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let attempt = 0; attempt < 2_000; attempt++) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error('the condition never held');
-}
-
 describe('a payout that cannot be applied is parked, and the others go on', () => {
   let casino: Casino;
   const sessionId = `s-fun-${randomUUID().slice(0, 8)}`;
   const fay = as('fay', 'player');
-
-  /**
-   * Plays fay's fun session, betting Player, until she wins, her fun wallet topped up to the
-   * largest exact balance (as an unbounded FUN_BALANCE allowed): that payout overflows it.
-   */
-  async function playUntilFunWin(stake: number): Promise<RoundState> {
-    const { system } = casino;
-    for (let played = 0; played < 200; played++) {
-      // Full again before each round (a lost stake made room): a win then overflows it.
-      await system.wallets.grantPlayMoney(
-        { playerId: 'fay', topUpTo: Number.MAX_SAFE_INTEGER },
-        fay,
-      );
-      const { round } = await system.rounds.sessionRound(sessionId, fay);
-      await system.rounds.placeBets(round.roundId, 'fay', [{ type: 'player', amount: stake }], fay);
-      await system.rounds.dealAsPlayer(round.roundId, 'fay', 0, fay);
-      const settled = await until(
-        () => system.rounds.getRound(round.roundId),
-        (state) => state.settlementId !== null,
-      );
-      if (settled.settledLines.some((line) => line.payout > line.stake)) return settled;
-    }
-    throw new Error('fay never won a round');
-  }
 
   async function parked(): Promise<ParkedMessageView[]> {
     await casino.system.sync();
@@ -87,7 +53,7 @@ describe('a payout that cannot be applied is parked, and the others go on', () =
 
   it("another player's real payout is delivered after a fun win refused BALANCE_LIMIT, which is parked", async () => {
     const { system } = casino;
-    const won = await playUntilFunWin(1_000);
+    const won = await playUntilFunWin(system, sessionId, fay, 1_000);
     // The refused credit: parked by Croupier's wallet, not retried.
     const [refused] = await until(parked, (list) => list.length > 0);
     expect(refused).toMatchObject({
