@@ -4,11 +4,10 @@ import {
   InvalidDealError,
   nextCardRecipient,
   validateBets,
+  validateBetSet,
   BetRejectedError,
-  type BetType,
   type Card,
   type Hand,
-  type RoundStakes,
 } from '@croupier/baccarat';
 import {
   DomainError,
@@ -169,11 +168,20 @@ export function activeBets(state: RoundState, playerId?: string): ActiveBet[] {
   );
 }
 
-export function stakesOf(state: RoundState, playerId: string): RoundStakes {
-  const stakes: Partial<Record<BetType, number>> = {};
-  for (const bet of activeBets(state, playerId))
-    stakes[bet.type] = (stakes[bet.type] ?? 0) + bet.amount;
-  return stakes;
+/**
+ * Runs a bet-set rule of packages/baccarat and answers its refusal as the round's: the rule's own
+ * code, naming the field. Every change to a player's bets passes here, so no sequence of changes
+ * (place, remove one chip, rebet) can leave a set the rules would refuse (issue 24).
+ */
+function judged<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    if (error instanceof BetRejectedError) {
+      throw new DomainError(error.code, error.message, { field: error.field });
+    }
+    throw error;
+  }
 }
 
 const cardsOf = (hand: readonly CardAt[]): Card[] => hand.map((c) => c.card);
@@ -452,20 +460,17 @@ function placeBets(
       { field: 'body.bets' },
     );
   }
-  let valid;
-  try {
-    valid = validateBets(
-      state.rules!,
-      state.number,
-      stakesOf(state, command.playerId),
-      command.bets,
+  const standing = activeBets(state, command.playerId);
+  // Rebet repeats the previous round's spots as the round's bets (003: "the same bets as the
+  // previous round", then the round is dealt); on top of chips already down it would deal
+  // something else. Asked after the ids, so a retried rebet is still a double submit.
+  if (command.rebetOf !== null && standing.length > 0) {
+    throw new DomainError(
+      'BETS_ALREADY_PLACED',
+      `${command.playerId} has bets on round ${state.roundId} already: a rebet repeats the previous round's bets alone; deal these, or clear them first`,
     );
-  } catch (error) {
-    if (error instanceof BetRejectedError) {
-      throw new DomainError(error.code, error.message, { field: error.field });
-    }
-    throw error;
   }
+  const valid = judged(() => validateBets(state.rules!, state.number, standing, command.bets));
   return valid.map((bet, index) => ({
     type: 'BetPlaced',
     data: {
@@ -560,6 +565,16 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
             ? `${command.playerId} has no bets on round ${state.roundId}`
             : `${command.playerId} has no standing bet ${command.betIds.join(', ')} on round ${state.roundId}`,
         );
+      // Removing chips must leave the rest a set the rules accept (a hedge kept, a spot at its
+      // minimum); clearing everything always does.
+      const removed = new Set(bets.map((bet) => bet.betId));
+      judged(() =>
+        validateBetSet(
+          state.rules!,
+          state.number,
+          mine.filter((bet) => !removed.has(bet.betId)),
+        ),
+      );
       return [
         {
           type: 'BetsCleared',
