@@ -1,5 +1,11 @@
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
-import { isBetType, notOfferedReason, type BetRejectionCode, type Card } from '@croupier/baccarat';
+import {
+  notOfferedReason,
+  spotKeyOf,
+  spotsOf,
+  type BetRejectionCode,
+  type Card,
+} from '@croupier/baccarat';
 import {
   DomainError,
   parseRoundId,
@@ -289,9 +295,13 @@ export class RoundService {
   }
 
   /**
-   * Repeats the player's bets of their previous round at this table, once or doubled. A bet this
-   * round no longer offers (a side bet past its max round) is left out and named in `dropped`;
-   * the others are placed. When none is left, the rebet is refused with the first one's reason.
+   * Repeats the player's spots of their previous round at this table (this session, for a
+   * session), once or doubled: one bet per spot, for the spot's total (chips stacked on a spot are
+   * one stake), from the seat the player sits at now. Its bet ids derive from the round, the
+   * player, the multiplier and the spot, so a retried rebet is a double submit, never a second
+   * bet. A spot this round no longer offers (a side bet past its max round) is left out and named
+   * in `dropped`; the others are placed. When none is left, the rebet is refused with the first
+   * one's reason; with bets already down it is refused BETS_ALREADY_PLACED (the round decider).
    */
   async rebet(
     roundId: string,
@@ -307,21 +317,30 @@ export class RoundService {
         `${playerId} has no earlier bets at this table to repeat`,
       );
     }
-    const kept: typeof previous.bets = [];
+    // The seat is left out of the spot: the rebet is placed from the seat the player has now.
+    const spots = spotsOf(
+      previous.bets.map((bet) => ({
+        betId: bet.betId,
+        playerId,
+        spot: { type: bet.type, bankerMode: bet.bankerMode, seat: null },
+        amount: bet.amount,
+      })),
+    );
+    const kept: typeof spots = [];
     const dropped: DroppedBet[] = [];
     let firstReason: Error | null = null;
-    for (const bet of previous.bets) {
+    for (const spot of spots) {
       const reason =
-        current.rules === null || !isBetType(bet.type)
+        current.rules === null
           ? null
-          : notOfferedReason(current.rules, current.number, bet.type);
-      if (reason === null) kept.push(bet);
+          : notOfferedReason(current.rules, current.number, spot.spot.type);
+      if (reason === null) kept.push(spot);
       else {
         firstReason ??= reason;
         dropped.push({
-          betId: bet.betId,
-          type: bet.type,
-          amount: bet.amount * multiplier,
+          betId: spot.chips[0]!.betId,
+          type: spot.spot.type,
+          amount: spot.stake * multiplier,
           code: reason.code,
           reason: reason.message,
         });
@@ -332,12 +351,11 @@ export class RoundService {
     const round = await this.placeBets(
       roundId,
       playerId,
-      kept.map((bet) => ({
-        type: bet.type,
-        amount: bet.amount * multiplier,
-        bankerMode: bet.bankerMode ?? undefined,
-        // From the seat the player sits at now (placeBets fills it in on a seated table).
-        betId: deterministicId('rebet', roundId, playerId, bet.betId),
+      kept.map(({ spot, stake }) => ({
+        type: spot.type,
+        amount: stake * multiplier,
+        bankerMode: spot.bankerMode ?? undefined,
+        betId: deterministicId('rebet', roundId, playerId, String(multiplier), spotKeyOf(spot)),
       })),
       context,
       previous.roundId,
