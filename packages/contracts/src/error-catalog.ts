@@ -203,8 +203,7 @@ const descriptions = {
   BETS_ALREADY_PLACED: {
     meaning:
       "A rebet while the player has bets on the round: a rebet repeats the previous round's bets alone (003), so deal the bets already down, or clear them and rebet.",
-    example:
-      "alice has bets on round s-4f0c.1.2 already: a rebet repeats the previous round's bets alone; deal these, or clear them first",
+    example: 'alice has bets on round s-4f0c.1.2: deal them, or clear them before a rebet',
   },
   NO_PREVIOUS_BETS: {
     meaning: 'The player has no earlier bets at this table to repeat.',

@@ -467,7 +467,7 @@ function placeBets(
   if (command.rebetOf !== null && standing.length > 0) {
     throw new DomainError(
       'BETS_ALREADY_PLACED',
-      `${command.playerId} has bets on round ${state.roundId} already: a rebet repeats the previous round's bets alone; deal these, or clear them first`,
+      `${command.playerId} has bets on round ${state.roundId}: deal them, or clear them before a rebet`,
     );
   }
   const valid = judged(() => validateBets(state.rules!, state.number, standing, command.bets));
