@@ -298,8 +298,8 @@ export class RoundService {
    * Repeats the player's spots of their previous round at this table (this session, for a
    * session), once or doubled: one bet per spot, for the spot's total (chips stacked on a spot are
    * one stake), from the seat the player sits at now. Its bet ids derive from the round, the
-   * player, the multiplier and the spot, so a retried rebet is a double submit, never a second
-   * bet. A spot this round no longer offers (a side bet past its max round) is left out and named
+   * player, the multiplier, the spot and the bets the player cleared, so a retried rebet is a
+   * double submit, never a second bet, and a rebet after clearing one is a new one. A spot this round no longer offers (a side bet past its max round) is left out and named
    * in `dropped`; the others are placed. When none is left, the rebet is refused with the first
    * one's reason; with bets already down it is refused BETS_ALREADY_PLACED (the round decider).
    */
@@ -348,6 +348,11 @@ export class RoundService {
     }
     // Nothing left to place: refused as placing those bets is (as before any was dropped).
     if (firstReason !== null && kept.length === 0) throw firstReason;
+    // The player's bets cleared from this round so far name the attempt: a retry finds the same
+    // ids (a double submit), a rebet after clearing an earlier one gets ids of its own.
+    const cleared = [...current.bets.values()].filter(
+      (bet) => bet.playerId === playerId && bet.status === 'cleared',
+    ).length;
     const round = await this.placeBets(
       roundId,
       playerId,
@@ -355,7 +360,14 @@ export class RoundService {
         type: spot.type,
         amount: stake * multiplier,
         bankerMode: spot.bankerMode ?? undefined,
-        betId: deterministicId('rebet', roundId, playerId, String(multiplier), spotKeyOf(spot)),
+        betId: deterministicId(
+          'rebet',
+          roundId,
+          playerId,
+          String(multiplier),
+          spotKeyOf(spot),
+          String(cleared),
+        ),
       })),
       context,
       previous.roundId,

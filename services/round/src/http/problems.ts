@@ -115,8 +115,8 @@ export const ROUND_PROBLEMS = {
    * currency, and the repeat stakes at least as much per bet type: only the round number, the
    * maximums and the funds can refuse them now (and an amount doubled past the exact range; a
    * spot recorded before spots were judged whole may be under its minimum). Their bet ids derive
-   * from the round, the multiplier and the spot: a repeated rebet is a double submit, and one
-   * after clearing reuses ids. Bets already down refuse it (BETS_ALREADY_PLACED).
+   * from the round, the multiplier, the spot and the bets cleared: a repeated rebet is a double
+   * submit (an id taken elsewhere, ID_CONFLICT). Bets already down refuse it (BETS_ALREADY_PLACED).
    */
   rebet: [
     'FORBIDDEN',
