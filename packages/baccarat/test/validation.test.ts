@@ -114,17 +114,17 @@ describe('bet validation', () => {
     const hedged = { ...RULES, playerBankerDifferenceLimit: 5_000 };
     // Player 6,000 hedged by Banker 2,000 stands; without the Banker bet it would not.
     const player = { type: 'player', amount: 6_000, seat: null } as const;
-    expect(() => validateBetSet(hedged, 1, [player])).toThrow(
-      expect.objectContaining({ code: 'BET_DIFFERENCE_LIMIT' }),
-    );
-    expect(() =>
-      validateBetSet(hedged, 1, [player, { ...player, type: 'banker', amount: 2_000 }]),
-    ).not.toThrow();
+    expect(() => {
+      validateBetSet(hedged, 1, [player]);
+    }).toThrow(expect.objectContaining({ code: 'BET_DIFFERENCE_LIMIT' }));
+    expect(() => {
+      validateBetSet(hedged, 1, [player, { ...player, type: 'banker', amount: 2_000 }]);
+    }).not.toThrow();
     // A tie spot of 10 + 1 chips keeps its minimum only while the 10 stands.
     const tie = { ...RULES, bets: { ...RULES.bets, tie: { min: 10, max: 1_000, maxRound: null } } };
-    expect(() => validateBetSet(tie, 1, [{ type: 'tie', amount: 1, seat: null }])).toThrow(
-      expect.objectContaining({ code: 'BET_BELOW_MIN' }),
-    );
+    expect(() => {
+      validateBetSet(tie, 1, [{ type: 'tie', amount: 1, seat: null }]);
+    }).toThrow(expect.objectContaining({ code: 'BET_BELOW_MIN' }));
     expect(
       rejection([{ type: 'tie', amount: 1 }], {
         rules: tie,
@@ -137,7 +137,9 @@ describe('bet validation', () => {
         existing: [{ type: 'banker', amount: 500, bankerMode: 'commission', seat: null }],
       }),
     ).toBe('BET_BELOW_MIN');
-    expect(() => validateBetSet(RULES, 1, [])).not.toThrow();
+    expect(() => {
+      validateBetSet(RULES, 1, []);
+    }).not.toThrow();
   });
 
   it('requires a seat number on a seated table', () => {

@@ -568,13 +568,13 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       // Removing chips must leave the rest a set the rules accept (a hedge kept, a spot at its
       // minimum); clearing everything always does.
       const removed = new Set(bets.map((bet) => bet.betId));
-      judged(() =>
+      judged(() => {
         validateBetSet(
           state.rules!,
           state.number,
           mine.filter((bet) => !removed.has(bet.betId)),
-        ),
-      );
+        );
+      });
       return [
         {
           type: 'BetsCleared',
