@@ -597,10 +597,11 @@ export class RoundService {
   }
 
   /**
-   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous bets repeated if
+   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous spots repeated if
    * asked, betting closed, the cards drawn. A round dealt already is answered as it is, so the
    * request can be retried; a repeated rebet finds its bets placed (their ids derive from the
-   * previous ones) and places nothing twice.
+   * round and the spots) and places nothing twice. A rebet with other bets down is refused
+   * (BETS_ALREADY_PLACED), before anything moves.
    */
   async dealAsPlayer(
     roundId: string,
