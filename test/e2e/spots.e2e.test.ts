@@ -159,8 +159,13 @@ describe('spots: the chips on one bet are one stake (issue 24)', () => {
       // Each chip keeps its own line (and id); together they pay the spot once.
       expect(lines).toHaveLength(amounts.length);
       expect(lines.reduce((sum, line) => sum + line.payout, 0)).toBe(paid);
-      await settledEverywhere(harness.store);
       const staked = amounts.reduce((sum, amount) => sum + amount, 0);
+      // The round shows the spot it paid: the chips' total, paid once.
+      const { spots } = round.settlement as unknown as { spots: unknown[] };
+      expect(spots).toEqual([
+        expect.objectContaining({ type: 'banker', stake: staked, result: 'win', payout: paid }),
+      ]);
+      await settledEverywhere(harness.store);
       expect(await balanceOf(api, 'spot-jae')).toBe(before - staked + paid);
       const audit = expectStatus(
         await api.as('regulator').get<Verdict>(`/v1/audit/rounds/${round.roundId}`),

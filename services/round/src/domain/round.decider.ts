@@ -19,6 +19,7 @@ import {
   type RoundId,
   type RoundRules,
   type RoundStatus,
+  type SettledSpot,
   type SettlementLine,
   type Adjustment,
   type ShoeId,
@@ -133,6 +134,8 @@ export interface RoundState {
   readonly banker: readonly CardAt[];
   readonly settlementId: string | null;
   readonly settledLines: readonly SettlementLine[];
+  /** The spots the lines were paid by (none for a round settled before spots, ADR 0032). */
+  readonly settledSpots: readonly SettledSpot[];
   /** Per-bet adjustments of every resettlement, in order (a void or a corrected result). */
   readonly adjustments: readonly Adjustment[];
   readonly refundedBetIds: ReadonlySet<string>;
@@ -157,6 +160,7 @@ export const initialRoundState = (): RoundState => ({
   banker: [],
   settlementId: null,
   settledLines: [],
+  settledSpots: [],
   adjustments: [],
   refundedBetIds: new Set(),
   releasedStakes: new Map(),
@@ -256,7 +260,12 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
     case 'RoundResettled':
       return { ...state, adjustments: [...state.adjustments, ...event.data.adjustments] };
     case 'RoundSettled':
-      return { ...state, settlementId: event.data.settlementId, settledLines: event.data.lines };
+      return {
+        ...state,
+        settlementId: event.data.settlementId,
+        settledLines: event.data.lines,
+        settledSpots: event.data.spots ?? [],
+      };
     case 'BetsRefunded': {
       const refundedBetIds = new Set(state.refundedBetIds);
       for (const line of event.data.lines) refundedBetIds.add(line.betId);
