@@ -113,6 +113,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'POST /internal/v1/tables/:tableId/shoes': SYSTEM,
   'GET /internal/v1/shoes/:shoeId': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/seal': SYSTEM,
   'GET /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/correction': SYSTEM,

@@ -263,6 +263,8 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           facts.voided = true;
           break;
         case 'RoundSettled':
+          // A voided round is never paid: a void before settlement is refunded (ADR 0033).
+          if (facts.voided) problems.push(`${event.data.roundId}: settled after it was voided`);
           facts.settlements++;
           for (const line of event.data.lines) {
             facts.settledLines.set(line.betId, {
@@ -301,7 +303,8 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           `${roundId}: recorded result differs from the rules' evaluation of its cards`,
         );
       }
-      if (facts.settlements !== 1)
+      // Voided after it completed: settled once if the void came after settlement, else never.
+      if (facts.voided ? facts.settlements > 1 : facts.settlements !== 1)
         problems.push(`${roundId}: completed but settled ${facts.settlements} times`);
     } else if (!facts.voided && facts.rules !== null) {
       problems.push(`${roundId}: neither completed nor voided`);
@@ -484,7 +487,10 @@ export async function settledEverywhere(
       )
         open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
-      if (event.type === 'RoundSettled') unsettled.delete(event.stream);
+      // A round voided before its settlement is refunded, never settled (ADR 0033): its stakes
+      // are waited for above.
+      if (event.type === 'RoundSettled' || event.type === 'RoundVoided')
+        unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {

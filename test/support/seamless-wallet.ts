@@ -1,4 +1,10 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Books, buildWalletServer } from '@croupier/example-seamless-wallet';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
@@ -14,6 +20,22 @@ const ADMIN = 'seamless-admin-token';
  */
 export type Fault = 'pass' | 'down' | 'lose-answer';
 
+/**
+ * Requests of one route held at the relay before the wallet sees them, in the order they
+ * arrived, each let through when the test says: a latch, so a test orders a race's steps
+ * instead of timing them.
+ */
+export interface HeldCalls {
+  /** Resolves once `count` requests have been held (the first held is 0). */
+  arrived(count: number): Promise<void>;
+  /** The JSON body of held request `index`. */
+  bodyOf(index: number): Record<string, unknown>;
+  /** Lets held request `index` through; resolves once the wallet's answer is sent back. */
+  release(index: number): Promise<void>;
+  /** Stops holding: every request still held goes through, and the next ones pass. */
+  stop(): void;
+}
+
 /** The example operator wallet on PostgreSQL, reached through a relay the test can break. */
 export interface OperatorWalletFixture {
   /** Where Croupier calls it (the relay). */
@@ -21,6 +43,8 @@ export interface OperatorWalletFixture {
   readonly books: Books;
   /** Sets a fault for some routes, or every route. */
   fault(fault: Fault, routes?: readonly string[]): void;
+  /** Holds the requests of a route (`debit`, `credit`, ...) until released. */
+  hold(route: string): HeldCalls;
   /** Requests that reached the relay, by route. */
   readonly seen: Map<string, number>;
   open(playerId: string, balance: number, currency?: string): Promise<void>;
@@ -38,6 +62,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
   const upstream = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
   const faults = new Map<string, Fault>();
   const seen = new Map<string, number>();
+  const holds = new Map<string, (body: Buffer, pass: () => Promise<void>) => void>();
   const relay: Server = createServer((req, res) => {
     const route = (req.url ?? '').split('/').at(-1) ?? '';
     seen.set(route, (seen.get(route) ?? 0) + 1);
@@ -46,7 +71,23 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       req.socket.destroy();
       return;
     }
-    const forward = httpRequest(
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const pass = () =>
+        new Promise<void>((answered) => {
+          res.on('close', answered);
+          forward(req, res, fault, body);
+        });
+      const hold = holds.get(route);
+      if (hold === undefined) void pass();
+      else hold(body, pass);
+    });
+  });
+  /** Sends a request on to the wallet, and its answer back unless the fault loses it. */
+  const forward = (req: IncomingMessage, res: ServerResponse, fault: Fault, body: Buffer) => {
+    const upstreamCall = httpRequest(
       {
         host: upstream.hostname,
         port: upstream.port,
@@ -67,9 +108,9 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
         });
       },
     );
-    forward.on('error', () => res.socket?.destroy());
-    req.pipe(forward);
-  });
+    upstreamCall.on('error', () => res.socket?.destroy());
+    upstreamCall.end(body);
+  };
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   const { port } = relay.address() as AddressInfo;
   return {
@@ -79,6 +120,34 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     fault(fault, routes = ['*']) {
       if (routes.includes('*')) faults.clear();
       for (const route of routes) faults.set(route, fault);
+    },
+    hold(route) {
+      const held: { body: Buffer; pass: () => Promise<void>; passed: boolean }[] = [];
+      const waiting: { count: number; resolve: () => void }[] = [];
+      holds.set(route, (body, pass) => {
+        held.push({ body, pass, passed: false });
+        for (const waiter of waiting.filter((w) => held.length >= w.count)) waiter.resolve();
+      });
+      const letThrough = (index: number) => {
+        const call = held[index];
+        if (call === undefined) throw new Error(`no ${route} request ${index} is held`);
+        if (call.passed) return Promise.resolve();
+        call.passed = true;
+        return call.pass();
+      };
+      return {
+        arrived: (count) =>
+          held.length >= count
+            ? Promise.resolve()
+            : new Promise<void>((resolve) => waiting.push({ count, resolve })),
+        bodyOf: (index) =>
+          JSON.parse(held[index]!.body.toString('utf8')) as Record<string, unknown>,
+        release: letThrough,
+        stop() {
+          holds.delete(route);
+          held.forEach((_, index) => void letThrough(index));
+        },
+      };
     },
     open: (playerId, balance, currency = 'EUR') => books.setBalance(playerId, currency, balance),
     async balance(playerId) {

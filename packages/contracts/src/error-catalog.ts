@@ -45,6 +45,11 @@ const descriptions = {
       'The notary has recorded no checkpoint with this sequence number (or none yet: the first is recorded one CHECKPOINT_INTERVAL_MS after the first event).',
     example: 'no checkpoint 12: the last is 9',
   },
+  PARKED_MESSAGE_NOT_FOUND: {
+    meaning:
+      'No consumer ever parked a message with this id (`<consumer>.<messageId>`, as GET /v1/admin/parked-messages lists them).',
+    example: 'no parked message wallet-ledger.3f1c…: nothing was parked under that id',
+  },
   NOT_FOUND: {
     meaning: 'No route answers this method and path.',
     example: 'no route GET /v1/tabels',
@@ -99,6 +104,11 @@ const descriptions = {
     meaning: 'The round is settled or voided: nothing more can happen to it.',
     example: 'round baccarat-1.3.12 is settled',
   },
+  DEAL_IN_PROGRESS: {
+    meaning:
+      "The round's deal started while the void was decided: the shoe may have drawn cards for it, so the round is voided only with the cards the shoe sealed for it. Retry the void.",
+    example: 'the deal of round baccarat-1.3.12 is under way: seal it at the shoe before voiding',
+  },
   ROUND_NOT_DEALING: {
     meaning:
       'The round is not in the dealing phase the command needs: close betting before dealing, deal every card before confirming.',
@@ -126,6 +136,11 @@ const descriptions = {
       "The deployment runs in seamless mode (WALLET_MODE=seamless): the operator's own wallet holds every player's balance, and Croupier debits and credits it directly. Croupier's wallet holds no money, so nothing can be deposited into or withdrawn from it: move the money in the operator's wallet.",
     example:
       "deposits are refused in seamless mode: the operator's wallet holds the players' money",
+  },
+  NOT_PARKED: {
+    meaning:
+      'The message is not parked any more: it was applied after all, so there is nothing to retry. (A retry already asked for and not yet tried is not refused: asking again changes nothing.)',
+    example: 'wallet-ledger.3f1c… is not parked: it was applied after a retry',
   },
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',

@@ -9,6 +9,7 @@ import {
   uuidSchema,
 } from '../ids.js';
 import { funMarkSchema } from '../play-money.js';
+import { drawnCardSchema } from './shoe.js';
 import { betLimitSchema, cardSourceSchema, currencySchema } from '../table-config.js';
 import {
   bankerModeSchema,
@@ -116,6 +117,17 @@ export const bettingClosed = eventSchema(
   z.object({ roundId: roundIdSchema }).strict(),
 );
 
+/**
+ * The round commits to its deal before the shoe draws a card for it (ADR 0033): recorded with the
+ * round's expected version, so a void decided before it stops the draw, and a void decided after
+ * it knows cards may be out and takes them from the shoe's seal (RoundVoided.discarded). An rng
+ * round records it once before its draw; a scanner round before its first card.
+ */
+export const dealStarted = eventSchema(
+  'DealStarted',
+  z.object({ roundId: roundIdSchema }).strict(),
+);
+
 export const cardDealt = eventSchema(
   'CardDealt',
   z
@@ -152,7 +164,19 @@ export const roundResumed = eventSchema(
 );
 export const roundVoided = eventSchema(
   'RoundVoided',
-  z.object({ roundId: roundIdSchema, reason }).strict(),
+  z
+    .object({
+      roundId: roundIdSchema,
+      reason,
+      /**
+       * A round voided while its deal was under way (DealStarted, not completed): the cards the
+       * shoe drew for it and the round never dealt, as the shoe sealed them (RoundSealed), so the
+       * round records every card the shoe handed it. Empty when it had dealt them all; absent
+       * when no deal had started (no card can have left the shoe for it).
+       */
+      discarded: z.array(drawnCardSchema).max(6).optional(),
+    })
+    .strict(),
 );
 
 export const handResultSchema = z
@@ -330,6 +354,7 @@ export const roundEventSchema = z.discriminatedUnion('type', [
   betsCleared,
   stakeReleased,
   bettingClosed,
+  dealStarted,
   cardDealt,
   roundCardCorrected,
   roundPaused,

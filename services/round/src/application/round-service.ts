@@ -28,6 +28,7 @@ import {
 } from '@croupier/contracts';
 import {
   activeBets,
+  dealUnderWay,
   nextScannedCard,
   requireCorrectable,
   requireTakesCards,
@@ -53,6 +54,9 @@ import {
   type OpenTable,
   type TableShoe,
 } from './shoe-lifecycle.js';
+
+/** A void meets a deal starting at most this many times before it gives up (DEAL_IN_PROGRESS). */
+const VOID_ATTEMPTS = 3;
 
 /** A bet as a client sends it; `betId` makes a retried request idempotent. */
 export interface BetInput {
@@ -395,24 +399,42 @@ export class RoundService {
     return (await this.round(roundId, { type: 'CloseBetting' }, context)).state;
   }
 
-  /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
-  async deal(roundId: string, context: CommandContext): Promise<RoundState> {
+  /**
+   * Deals an rng round: the round commits to the deal, the shoe draws its cards by the rules, the
+   * round records them and completes. `closeBetting` closes betting in the deal's first append
+   * (the auto-dealer, a player's own deal) when it is still open.
+   */
+  async deal(
+    roundId: string,
+    context: CommandContext,
+    options: { readonly closeBetting?: boolean } = {},
+  ): Promise<RoundState> {
     requireMayDeal(await this.tableOfRound(roundId), context);
-    return this.dealRound(roundId, context);
+    return this.dealRound(roundId, context, options.closeBetting === true);
   }
 
-  private async dealRound(roundId: string, context: CommandContext): Promise<RoundState> {
-    // Refused before the shoe draws; asked of the round as this process last wrote it (a refusal
-    // is asked again on the round as read). The DealCards append confirms it with the round's
-    // version; only another process writing the game between the two could make it refuse the
-    // cards, as it could between a read and the append before (ADR 0022).
-    const round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
+  private async dealRound(
+    roundId: string,
+    context: CommandContext,
+    closeBetting = false,
+  ): Promise<RoundState> {
+    // Refused before anything is written; asked of the round as this process last wrote it (a
+    // refusal is asked again on the round as read, ADR 0022).
+    let round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
       if (current.status === 'none')
         throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
-      requireTakesCards(current, 'rng');
+      if (!(closeBetting && current.status === 'betting')) requireTakesCards(current, 'rng');
       return current;
     });
     if (round.status === 'completed') return round; // dealt already: a retried deal
+    // The round commits to the deal in its own stream, with its expected version, before the
+    // shoe draws (ADR 0033). Anything can land between the draw and the DealCards append below,
+    // a void from this very process included (its command waits on the round's queue, not on
+    // this deal): a void decided after DealStarted seals the round at the shoe first and records
+    // the cards it drew, so the cards are never out without the round recording them.
+    if (!round.dealStarted)
+      round = (await this.round(roundId, { type: 'StartDeal', closeBetting }, context)).state;
+    if (round.status === 'completed') return round;
     const cards = await this.shoes.drawRound(
       { shoeId: round.shoeId, roundId, roundNumber: round.number },
       context,
@@ -426,8 +448,13 @@ export class RoundService {
    * closed at once (voidOnExhaustedShoe): no card can ever come.
    */
   async postScannedCard(roundId: string, card: Card, context: CommandContext): Promise<RoundState> {
-    const round = await this.syncScannedCards(roundId, context);
+    let round = await this.syncScannedCards(roundId, context);
     // Refused before the shoe records the card (a voided round, for one, takes no more cards).
+    nextScannedCard(round);
+    // The first card: the round commits to its deal before the shoe records it (ADR 0033), so a
+    // void from then on takes the shoe's cards for the round with it.
+    if (!round.dealStarted)
+      round = (await this.round(roundId, { type: 'StartDeal' }, context)).state;
     const { hand, index } = nextScannedCard(round);
     let drawn: DrawnCard;
     try {
@@ -489,7 +516,7 @@ export class RoundService {
   }
 
   async void(roundId: string, reason: string, context: CommandContext): Promise<RoundState> {
-    return (await this.round(roundId, { type: 'VoidRound', reason }, context)).state;
+    return (await this.voidRound(roundId, { reason }, context)).state;
   }
 
   // --- faults (the seed's policy, 000: pause, notify, resume or void) ------------------------
@@ -520,12 +547,7 @@ export class RoundService {
     reason: string,
     context: CommandContext,
   ): Promise<boolean> {
-    const { events } = await this.round(
-      roundId,
-      { type: 'VoidRound', reason, pausedAs: { pauses } },
-      context,
-    );
-    return events.length > 0;
+    return (await this.voidRound(roundId, { reason, pausedAs: { pauses } }, context)).voided;
   }
 
   /**
@@ -625,9 +647,8 @@ export class RoundService {
           'NO_BETS_TO_DEAL',
           `${playerId} has no bets on round ${roundId}: bet, or rebet, before dealing`,
         );
-      await this.closeBetting(roundId, context);
     }
-    return this.deal(roundId, context);
+    return this.deal(roundId, context, { closeBetting: true });
   }
 
   /**
@@ -661,6 +682,43 @@ export class RoundService {
   }
 
   // --- internals ----------------------------------------------------------------------------
+
+  /**
+   * Every void goes through here. A round whose deal is under way may hold cards the shoe drew
+   * and the round has not recorded yet: the shoe seals the round first (it draws no more for it)
+   * and the void records the cards it sealed, in the round's own append (ADR 0033). A deal that
+   * starts between the read and the void's append makes the decider refuse DEAL_IN_PROGRESS:
+   * read again, seal, void.
+   */
+  private async voidRound(
+    roundId: string,
+    order: { readonly reason: string; readonly pausedAs?: { readonly pauses: number } },
+    context: CommandContext,
+  ): Promise<{ state: RoundState; voided: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      const round = await this.getRound(roundId);
+      let sealed: DrawnCard[] | undefined;
+      if (dealUnderWay(round)) {
+        // The watchdog voids only the pause it saw; once sealed, the round can only be voided.
+        const { pausedAs } = order;
+        if (pausedAs !== undefined && !(round.paused && round.pauses === pausedAs.pauses))
+          return { state: round, voided: false };
+        sealed = await this.shoes.sealRound({ shoeId: round.shoeId, roundId }, context);
+      }
+      const command: RoundCommand = {
+        type: 'VoidRound',
+        ...order,
+        ...(sealed === undefined ? {} : { sealed }),
+      };
+      try {
+        const { state, events } = await this.round(roundId, command, context);
+        return { state, voided: events.length > 0 };
+      } catch (error) {
+        const dealing = error instanceof DomainError && error.code === 'DEAL_IN_PROGRESS';
+        if (!dealing || attempt >= VOID_ATTEMPTS) throw error;
+      }
+    }
+  }
 
   /**
    * What the shoe lifecycle decides on: the table, its latest shoe and that shoe's latest round.

@@ -1,4 +1,4 @@
-import type { RoundEvent, RoundRules } from '@croupier/contracts';
+import type { DrawnCard, RoundEvent, RoundRules } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
 import { roundDecider, type RoundCommand } from './round.decider.js';
@@ -56,6 +56,7 @@ const placed = (
   },
 });
 const closed: RoundEvent = { type: 'BettingClosed', data: { roundId: ROUND } };
+const started: RoundEvent = { type: 'DealStarted', data: { roundId: ROUND } };
 const place = (
   bets: { betId: string; type: string; amount: unknown }[],
   playerId = 'alice',
@@ -65,15 +66,13 @@ const place = (
   bets,
   rebetOf: null,
 });
-const natural: RoundCommand = {
-  type: 'DealCards',
-  cards: [
-    { position: 10, card: '9C', hand: 'player' },
-    { position: 11, card: '2D', hand: 'banker' },
-    { position: 12, card: 'KH', hand: 'player' },
-    { position: 13, card: '3S', hand: 'banker' },
-  ],
-};
+const naturalCards: DrawnCard[] = [
+  { position: 10, card: '9C', hand: 'player' },
+  { position: 11, card: '2D', hand: 'banker' },
+  { position: 12, card: 'KH', hand: 'player' },
+  { position: 13, card: '3S', hand: 'banker' },
+];
+const natural: RoundCommand = { type: 'DealCards', cards: naturalCards };
 
 const released = (betId: string, amount: number, playerId = 'alice'): RoundEvent => ({
   type: 'StakeReleased',
@@ -310,7 +309,7 @@ describe('round decider', () => {
   });
 
   it('deals an rng round and completes it in the same step', () => {
-    const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
     expect(events.map((e) => e.type)).toEqual([
       'CardDealt',
       'CardDealt',
@@ -331,17 +330,19 @@ describe('round decider', () => {
 
   it('refuses cards out of the third-card order', () => {
     spec
-      .given([opened(), closed])
+      .given([opened(), closed, started])
       .when({ type: 'DealCards', cards: [{ position: 10, card: '9C', hand: 'banker' }] })
       .thenThrows({ code: 'INVALID_DEAL' });
     spec.given([opened()]).when(natural).thenThrows({ code: 'ROUND_NOT_DEALING' });
+    // The shoe draws only for a round that committed to its deal first (ADR 0033).
+    spec.given([opened(), closed]).when(natural).thenThrows({ code: 'ROUND_NOT_DEALING' });
   });
 
   it('waits for a scanned round to be confirmed, and lets a supervisor correct a card first', () => {
     const scanner = opened({ cardSource: 'scanner' });
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     expect(dealt.map((e) => e.type)).toEqual(['CardDealt', 'CardDealt', 'CardDealt', 'CardDealt']);
-    const history = [scanner, closed, ...dealt];
+    const history = [scanner, closed, started, ...dealt];
     // 9C misread: it was 5C, so Player 5 must now draw: the correction is consistent, dealing goes on.
     spec
       .given(history)
@@ -377,11 +378,11 @@ describe('round decider', () => {
           { position: 14, card: '4S', hand: 'player' },
         ],
       },
-      spec.stateAfter([scanner, closed]),
+      spec.stateAfter([scanner, closed, started]),
     );
     // With a 9C first the Player has a natural: no third card should have been dealt.
     spec
-      .given([scanner, closed, ...dealt])
+      .given([scanner, closed, started, ...dealt])
       .when({ type: 'CorrectCard', shoePosition: 10, card: '5C', reason: 'misread' })
       .thenThrows({ code: 'INVALID_CORRECTION' });
   });
@@ -397,27 +398,27 @@ describe('round decider', () => {
       .given([opened()])
       .when({ type: 'VoidRound', reason: 'table fault' })
       .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'table fault' } }]);
-    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
     // A completed round can still be voided: settlement then resettles every bet to its stake.
     spec
-      .given([opened(), closed, ...completed])
+      .given([opened(), closed, started, ...completed])
       .when({ type: 'VoidRound', reason: 'late' })
       .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } }]);
     const voided = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } } as const;
     spec
-      .given([opened(), closed, ...completed, voided])
+      .given([opened(), closed, started, ...completed, voided])
       .when({ type: 'VoidRound', reason: 'again' })
       .then([]);
   });
 
   it('corrects a card of a completed round only if the round stays complete, and corrects its result', () => {
     const scanner = opened({ cardSource: 'scanner' });
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     const confirmed = roundDecider.decide(
       { type: 'ConfirmResult' },
-      spec.stateAfter([scanner, closed, ...dealt]),
+      spec.stateAfter([scanner, closed, started, ...dealt]),
     );
-    const history = [scanner, closed, ...dealt, ...confirmed];
+    const history = [scanner, closed, started, ...dealt, ...confirmed];
     // Banker's second card 3S read as 7S: Banker 9 ties Player 9.
     const [correctedCard, corrected] = roundDecider.decide(
       { type: 'CorrectCard', shoePosition: 13, card: '7S', reason: 'video review' },
@@ -452,27 +453,27 @@ describe('round decider', () => {
       { type: 'RoundPaused', data: { roundId: ROUND, reason: 'dealing stalled' } },
     ] as const;
     spec
-      .given([scanner, closed])
+      .given([scanner, closed, started])
       .when(stall(0, 0))
       .then([...pausedNow]);
     spec
-      .given([scanner, closed, card])
+      .given([scanner, closed, started, card])
       .when(stall(1, 0))
       .then([...pausedNow]);
     // A card came after the watchdog looked.
-    spec.given([scanner, closed, card]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, card]).when(stall(0, 0)).then([]);
     // Another watchdog paused first, or a supervisor paused and resumed since.
-    spec.given([scanner, closed, paused]).when(stall(0, 0)).then([]);
-    spec.given([scanner, closed, paused, resumed]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, paused]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, paused, resumed]).when(stall(0, 0)).then([]);
     spec
-      .given([scanner, closed, paused, resumed])
+      .given([scanner, closed, started, paused, resumed])
       .when(stall(0, 1))
       .then([...pausedNow]);
     // Still betting, or every card in: not waiting for a card.
     spec.given([scanner]).when(stall(0, 0)).then([]);
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     spec
-      .given([scanner, closed, ...dealt])
+      .given([scanner, closed, started, ...dealt])
       .when(stall(dealt.length, 0))
       .then([]);
   });
@@ -499,5 +500,75 @@ describe('round decider', () => {
       .when(voidPaused(2))
       .then([...voided]);
     spec.given([opened(), closed]).when(voidPaused(0)).then([]);
+  });
+
+  it('commits to the deal before the shoe draws: DealStarted, with BettingClosed when asked', () => {
+    spec.given([opened(), closed]).when({ type: 'StartDeal' }).then([started]);
+    spec.given([opened()]).when({ type: 'StartDeal', closeBetting: true }).then([closed, started]);
+    spec.given([opened()]).when({ type: 'StartDeal' }).thenThrows({ code: 'ROUND_NOT_DEALING' });
+    // Started already (a retried deal), or dealt in full: nothing more.
+    spec.given([opened(), closed, started]).when({ type: 'StartDeal' }).then([]);
+    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
+    spec
+      .given([opened(), closed, started, ...completed])
+      .when({ type: 'StartDeal' })
+      .then([]);
+    const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
+    spec
+      .given([opened(), closed, voided])
+      .when({ type: 'StartDeal' })
+      .thenThrows({ code: 'ROUND_FINISHED' });
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'x' } };
+    spec
+      .given([opened(), paused])
+      .when({ type: 'StartDeal', closeBetting: true })
+      .thenThrows({ code: 'ROUND_PAUSED' });
+  });
+
+  it('voids a round whose deal is under way only with the cards its shoe sealed, recording those it never dealt', () => {
+    const drawn = naturalCards;
+    const underWay = [opened(), closed, started];
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault' })
+      .thenThrows({ code: 'DEAL_IN_PROGRESS' });
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault', sealed: drawn })
+      .then([
+        { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault', discarded: [...drawn] } },
+      ]);
+    // Sealed before the shoe drew: nothing to discard, and the void says so.
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault', sealed: [] })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault', discarded: [] } }]);
+    // A scanned round with two cards dealt and a third drawn: only the third is discarded.
+    const scanner = opened({ cardSource: 'scanner' });
+    const two = roundDecider.decide(
+      { type: 'DealCards', cards: drawn.slice(0, 2) },
+      spec.stateAfter([scanner, closed, started]),
+    );
+    spec
+      .given([scanner, closed, started, ...two])
+      .when({ type: 'VoidRound', reason: 'reader fault', sealed: drawn.slice(0, 3) })
+      .then([
+        {
+          type: 'RoundVoided',
+          data: { roundId: ROUND, reason: 'reader fault', discarded: [drawn[2]!] },
+        },
+      ]);
+    // Once sealed, the round takes no card: the watchdog's void stands even after a resume.
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'stall' } };
+    const resumed: RoundEvent = { type: 'RoundResumed', data: { roundId: ROUND } };
+    spec
+      .given([...underWay, paused, resumed])
+      .when({ type: 'VoidRound', reason: 'stalled', pausedAs: { pauses: 1 }, sealed: [] })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'stalled', discarded: [] } }]);
+    // No deal started, or dealt in full: no card can be out unrecorded, no seal needed.
+    spec
+      .given([opened(), closed])
+      .when({ type: 'VoidRound', reason: 'fault' })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } }]);
   });
 });

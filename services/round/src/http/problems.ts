@@ -227,6 +227,9 @@ export const ROUND_PROBLEMS = {
     CONTENDED,
   ],
   closeSession: ['TABLE_NOT_FOUND', 'FORBIDDEN', 'ROUND_IN_PROGRESS', SEED_REVEALED, CONTENDED],
-  /** Any round, paused or settled; voiding a voided one changes nothing. */
-  void: ['ROUND_NOT_FOUND', CONTENDED],
+  /**
+   * Any round, paused or settled; voiding a voided one changes nothing. DEAL_IN_PROGRESS: deals
+   * kept starting while the void read the round (it retries a few times first, ADR 0033).
+   */
+  void: ['ROUND_NOT_FOUND', 'DEAL_IN_PROGRESS', CONTENDED],
 } as const satisfies Readonly<Record<string, Codes>>;

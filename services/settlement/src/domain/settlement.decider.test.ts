@@ -131,13 +131,17 @@ describe('settlement decider', () => {
       .then([]);
   });
 
-  it('settles a round voided after it completed, whenever the void was recorded', () => {
+  it('never pays a round voided after it completed but before its settlement: the void refunds it', () => {
     const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
-    const [settled] = settlementDecider.decide(
-      { type: 'SettleRound', settlementId: SETTLEMENT },
+    spec
+      .given([...history, completed, voided])
+      .when({ type: 'SettleRound', settlementId: SETTLEMENT })
+      .then([]);
+    const [refunded] = settlementDecider.decide(
+      { type: 'RefundVoidedRound', refundId: REFUND },
       spec.stateAfter([...history, completed, voided]),
     );
-    expect(settled?.type).toBe('RoundSettled');
+    expect(refunded?.type).toBe('BetsRefunded');
   });
 
   it('refunds cleared bets and leaves them out of the settlement', () => {

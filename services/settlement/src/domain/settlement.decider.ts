@@ -253,10 +253,12 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
   if (state.rules === null) throw new DomainError('ROUND_NOT_FOUND', 'no such round');
   switch (command.type) {
     case 'SettleRound': {
-      // A round voided after it completed is settled all the same, then resettled to its stakes
-      // by the void (ADR 0009): the record does not depend on whether the void reached the log
-      // before this reactor handled the completion. Voided before completing: nothing to settle.
-      if (state.settlementId !== null || (state.voided && state.completed === null)) return [];
+      // A voided round is never paid (ADR 0033): voided before its settlement, its bets are
+      // refunded by the void (RefundVoidedRound), whether it completed first or not. Only a void
+      // after settlement is compensated, by a resettlement to the stakes (ADR 0009). The append
+      // carries the round's expected version, so a void that lands while this is decided makes
+      // it decide again, and nothing.
+      if (state.settlementId !== null || state.voided) return [];
       if (state.completed === null)
         throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not complete`);
       const { lines, spots } = settlementLines(state);

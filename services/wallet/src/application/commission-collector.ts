@@ -1,8 +1,10 @@
 import {
   causedBy,
+  subscribeParking,
   systemContext,
   type DocumentSet,
   type DurableProjection,
+  type Parking,
   type ProjectionRunner,
 } from '@croupier/application';
 import { dealerChanged, streams, walletEventSchema } from '@croupier/contracts';
@@ -73,7 +75,9 @@ export class CommissionLedger implements DurableProjection<CommissionOwedAtTable
  * DealerChanged, every player owing commission at the table for an earlier shift pays it. A
  * replayed DealerChanged collects nothing twice (what was collected is no longer owed), and
  * commission accrued late (a settlement the wallet applied after the change) is collected at
- * the next change; until then it is held back from the player's available balance.
+ * the next change; until then it is held back from the player's available balance. With
+ * `parking`, a change whose collection is refused for good (or fails again and again) is parked
+ * as `wallet-commission-collector` (ADR 0035): later changes are collected meanwhile.
  */
 export function startCommissionCollector(
   store: EventStore,
@@ -81,8 +85,9 @@ export function startCommissionCollector(
   ledger: CommissionLedger,
   wallet: WalletService,
   onError: (error: unknown) => void,
+  parking?: Parking,
 ): Subscription {
-  return store.subscribe({
+  return subscribeParking(store, parking, 'wallet-commission-collector', {
     name: 'wallet-commission-collector',
     from: 'start',
     filter: { streamPrefix: streams.table(''), eventTypes: ['DealerChanged'] },

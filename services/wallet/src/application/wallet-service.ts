@@ -12,6 +12,7 @@ import {
   type WalletPort,
 } from '@croupier/contracts';
 import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
+import { beforeBet, stakeStandingOf } from './round-stakes.js';
 import type { WalletMode } from './wallet-mode.js';
 import {
   available,
@@ -207,7 +208,8 @@ export class WalletService implements WalletPort {
     const debited = new Set(
       events.flatMap((event) => (event.type === 'StakeDebited' ? [event.data.betId] : [])),
     );
-    return { debited: input.stakes.filter((stake) => debited.has(stake.betId)) };
+    // All or none: a refusal is thrown above, before anything moved.
+    return { debited: input.stakes.filter((stake) => debited.has(stake.betId)), refusal: null };
   }
 
   async refundStake(
@@ -215,10 +217,13 @@ export class WalletService implements WalletPort {
     context: CommandContext,
   ): ReturnType<WalletPort['refundStake']> {
     const { playerId, ...refund } = input;
+    const standing = beforeBet(refund.reason)
+      ? await stakeStandingOf(this.commands, input)
+      : undefined;
     const { events } = await this.run(
       playerId,
       moneyOf(refund.currency),
-      { type: 'RefundStake', ...refund },
+      { type: 'RefundStake', ...refund, standing },
       context,
     );
     return { refunded: events.length > 0 };
