@@ -99,7 +99,8 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
     }
     case 'RoundSettled': {
       const t = event.data.totals;
-      return `settled ${event.data.lines.length} bet(s): staked ${t.staked}, paid out ${t.paidOut}, commission ${t.commission}`;
+      const spots = event.data.spots === undefined ? '' : ` on ${event.data.spots.length} spot(s)`;
+      return `settled ${event.data.lines.length} bet(s)${spots}: staked ${t.staked}, paid out ${t.paidOut}, commission ${t.commission}`;
     }
     case 'BetsRefunded':
       return `refunded ${event.data.lines.length} bet(s) (${event.data.reason}): ${event.data.lines.reduce((sum, line) => sum + line.amount, 0)}`;

@@ -114,6 +114,8 @@ export function examineRound(
   let result: RoundResult | null = null;
   let completed: Completed | null = null;
   let settledBy: RecordedEvent | null = null;
+  /** Its RoundSettled lists spots: paid spot by spot (earlier rounds chip by chip). */
+  let settledBySpot = true;
   let settlementId: string | null = null;
   let voidRefunded = false as boolean;
   /** A result corrected after the round was settled: settlement owes a resettlement by it. */
@@ -239,6 +241,7 @@ export function examineRound(
           break;
         }
         settledBy = recorded;
+        settledBySpot = event.data.spots !== undefined;
         settlementId = event.data.settlementId;
         checkSettlement(
           {
@@ -321,6 +324,7 @@ export function examineRound(
       status,
       settledAt: settledBy,
       correctedAfterSettlement,
+      bySpot: settledBySpot,
       rules: opened?.rules ?? null,
       outcome: result ?? outcomeNow(),
       bets: [...bets.values()],

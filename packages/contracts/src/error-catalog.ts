@@ -173,7 +173,8 @@ const descriptions = {
     example: 'amount must be a positive integer number of minor units, got 12.5',
   },
   BET_BELOW_MIN: {
-    meaning: "The player's total on the bet type would be under the table minimum.",
+    meaning:
+      "The player's total on a spot (bet type, banker mode, seat) would be under the table minimum after the change: a bet placed, or a chip removed from the spot.",
     example: '"banker" total 50 would be below the table minimum 100',
   },
   BET_ABOVE_MAX: {
@@ -183,7 +184,7 @@ const descriptions = {
   },
   BET_DIFFERENCE_LIMIT: {
     meaning:
-      "The gap between the player's Player and Banker stakes would exceed the table's limit.",
+      "The gap between the player's Player and Banker stakes would exceed the table's limit after the change: a bet placed, or a chip removed from a hedge.",
     example:
       'the difference between Player (0) and Banker (300000) stakes would be 300000, over the limit 200000',
   },
@@ -213,6 +214,11 @@ const descriptions = {
     meaning:
       'A player deals their session round with no bets on it (003 deals a hand only for bets): bet, or rebet, first.',
     example: 'alice has no bets on round s-4f0c.1.1: bet, or rebet, before dealing',
+  },
+  BETS_ALREADY_PLACED: {
+    meaning:
+      "A rebet while the player has bets on the round: a rebet repeats the previous round's bets alone (003), so deal the bets already down, or clear them and rebet.",
+    example: 'alice has bets on round s-4f0c.1.2: deal them, or clear them before a rebet',
   },
   NO_PREVIOUS_BETS: {
     meaning: 'The player has no earlier bets at this table to repeat.',

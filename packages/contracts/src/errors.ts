@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   WRONG_CARD_SOURCE: 409,
   SEAT_TAKEN: 409,
   NOT_SEATED: 409,
+  /** A rebet while the player has bets on the round: it repeats the previous round's bets alone. */
+  BETS_ALREADY_PLACED: 409,
   /** Seamless mode: the operator's wallet holds players' money, not Croupier's wallet. */
   HELD_BY_OPERATOR_WALLET: 409,
   NOT_PARKED: 409,

@@ -237,6 +237,29 @@ export const settlementLineSchema = z
   .strict();
 export type SettlementLine = z.infer<typeof settlementLineSchema>;
 
+/**
+ * One player's spot of a settled round (docs/rules.md "Spots"): the chips on one bet type, banker
+ * mode and seat, paid by the paytable once on their total and rounded down once. Each chip keeps
+ * its own line; the lines' payouts and commissions are the spot's shared over its chips and sum
+ * to it exactly.
+ */
+export const settledSpotSchema = z
+  .object({
+    playerId: playerIdSchema,
+    type: betTypeSchema,
+    bankerMode: bankerModeSchema.nullable(),
+    seat: z.number().int().min(1).max(9).nullable(),
+    /** The chips' total: the stake the paytable is applied to. */
+    stake: positiveMinorUnitsSchema,
+    result: z.enum(['win', 'lose', 'push']),
+    payout: minorUnitsSchema,
+    commission: minorUnitsSchema,
+    /** The chips (bets) on the spot, in the order they were placed; each has a line. */
+    betIds: z.array(uuidSchema).min(1),
+  })
+  .strict();
+export type SettledSpot = z.infer<typeof settledSpotSchema>;
+
 /** Where a round was played: carried by settlement records so their consumers need no lookup. */
 const roundPlaceShape = {
   roundId: roundIdSchema,
@@ -254,6 +277,11 @@ export const roundSettled = eventSchema(
       ...roundPlaceShape,
       settlementId: uuidSchema,
       lines: z.array(settlementLineSchema),
+      /**
+       * The spots the lines were paid by. Absent on rounds settled before chips on a spot were
+       * one stake: each of their lines was paid as a spot of its own.
+       */
+      spots: z.array(settledSpotSchema).optional(),
       totals: z
         .object({
           staked: minorUnitsSchema,

@@ -1,5 +1,11 @@
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
-import { isBetType, notOfferedReason, type BetRejectionCode, type Card } from '@croupier/baccarat';
+import {
+  notOfferedReason,
+  spotKeyOf,
+  spotsOf,
+  type BetRejectionCode,
+  type Card,
+} from '@croupier/baccarat';
 import {
   DomainError,
   parseRoundId,
@@ -337,9 +343,13 @@ export class RoundService {
   }
 
   /**
-   * Repeats the player's bets of their previous round at this table, once or doubled. A bet this
-   * round no longer offers (a side bet past its max round) is left out and named in `dropped`;
-   * the others are placed. When none is left, the rebet is refused with the first one's reason.
+   * Repeats the player's spots of their previous round at this table (this session, for a
+   * session), once or doubled: one bet per spot, for the spot's total (chips stacked on a spot are
+   * one stake), from the seat the player sits at now. Its bet ids derive from the round, the
+   * player, the multiplier, the spot and the bets the player cleared, so a retried rebet is a
+   * double submit, never a second bet, and a rebet after clearing one is a new one. A spot this round no longer offers (a side bet past its max round) is left out and named
+   * in `dropped`; the others are placed. When none is left, the rebet is refused with the first
+   * one's reason; with bets already down it is refused BETS_ALREADY_PLACED (the round decider).
    */
   async rebet(
     roundId: string,
@@ -355,21 +365,30 @@ export class RoundService {
         `${playerId} has no earlier bets at this table to repeat`,
       );
     }
-    const kept: typeof previous.bets = [];
+    // The seat is left out of the spot: the rebet is placed from the seat the player has now.
+    const spots = spotsOf(
+      previous.bets.map((bet) => ({
+        betId: bet.betId,
+        playerId,
+        spot: { type: bet.type, bankerMode: bet.bankerMode, seat: null },
+        amount: bet.amount,
+      })),
+    );
+    const kept: typeof spots = [];
     const dropped: DroppedBet[] = [];
     let firstReason: Error | null = null;
-    for (const bet of previous.bets) {
+    for (const spot of spots) {
       const reason =
-        current.rules === null || !isBetType(bet.type)
+        current.rules === null
           ? null
-          : notOfferedReason(current.rules, current.number, bet.type);
-      if (reason === null) kept.push(bet);
+          : notOfferedReason(current.rules, current.number, spot.spot.type);
+      if (reason === null) kept.push(spot);
       else {
         firstReason ??= reason;
         dropped.push({
-          betId: bet.betId,
-          type: bet.type,
-          amount: bet.amount * multiplier,
+          betId: spot.chips[0]!.betId,
+          type: spot.spot.type,
+          amount: spot.stake * multiplier,
           code: reason.code,
           reason: reason.message,
         });
@@ -377,15 +396,26 @@ export class RoundService {
     }
     // Nothing left to place: refused as placing those bets is (as before any was dropped).
     if (firstReason !== null && kept.length === 0) throw firstReason;
+    // The player's bets cleared from this round so far name the attempt: a retry finds the same
+    // ids (a double submit), a rebet after clearing an earlier one gets ids of its own.
+    const cleared = [...current.bets.values()].filter(
+      (bet) => bet.playerId === playerId && bet.status === 'cleared',
+    ).length;
     const round = await this.placeBets(
       roundId,
       playerId,
-      kept.map((bet) => ({
-        type: bet.type,
-        amount: bet.amount * multiplier,
-        bankerMode: bet.bankerMode ?? undefined,
-        // From the seat the player sits at now (placeBets fills it in on a seated table).
-        betId: deterministicId('rebet', roundId, playerId, bet.betId),
+      kept.map(({ spot, stake }) => ({
+        type: spot.type,
+        amount: stake * multiplier,
+        bankerMode: spot.bankerMode ?? undefined,
+        betId: deterministicId(
+          'rebet',
+          roundId,
+          playerId,
+          String(multiplier),
+          spotKeyOf(spot),
+          String(cleared),
+        ),
       })),
       context,
       previous.roundId,
@@ -633,10 +663,11 @@ export class RoundService {
   }
 
   /**
-   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous bets repeated if
+   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous spots repeated if
    * asked, betting closed, the cards drawn. A round dealt already is answered as it is, so the
    * request can be retried; a repeated rebet finds its bets placed (their ids derive from the
-   * previous ones) and places nothing twice.
+   * round and the spots) and places nothing twice. A rebet with other bets down is refused
+   * (BETS_ALREADY_PLACED), before anything moves.
    */
   async dealAsPlayer(
     roundId: string,

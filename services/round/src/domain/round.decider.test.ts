@@ -225,6 +225,74 @@ describe('round decider', () => {
       ]);
   });
 
+  it('refuses to remove a chip when the bets left would break a limit (issue 24)', () => {
+    const BET_C = '00000000-0000-4000-8000-00000000000c';
+    const hedged = opened({ rules: { ...RULES, playerBankerDifferenceLimit: 5_000 } });
+    // Player 6,000 stands only hedged by Banker 2,000: taking the Banker bet off would deal an
+    // unhedged 6,000 past the limit.
+    spec
+      .given([hedged, placed(BET_A, 'player', 6_000), placed(BET_B, 'banker', 2_000)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .thenThrows({ code: 'BET_DIFFERENCE_LIMIT', details: { field: 'amount' } });
+    // A tie spot of 100 + 10: without the 100 chip the spot is under its minimum.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100), placed(BET_B, 'tie', 10)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_A] })
+      .thenThrows({ code: 'BET_BELOW_MIN' });
+    // The 10 chip may go, and so may everything.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100), placed(BET_B, 'tie', 10)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .then([
+        { type: 'BetsCleared', data: { roundId: ROUND, playerId: 'alice', betIds: [BET_B] } },
+      ]);
+    spec
+      .given([hedged, placed(BET_A, 'player', 6_000), placed(BET_B, 'banker', 2_000)])
+      .when({ type: 'ClearBets', playerId: 'alice' })
+      .then([
+        {
+          type: 'BetsCleared',
+          data: { roundId: ROUND, playerId: 'alice', betIds: [BET_A, BET_B] },
+        },
+      ]);
+    // A chip placed below the minimum on a spot that holds the minimum is fine; alone it is not.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100)])
+      .when(place([{ betId: BET_C, type: 'tie', amount: 10 }]))
+      .then([placed(BET_C, 'tie', 10)]);
+    spec
+      .given([opened()])
+      .when(place([{ betId: BET_C, type: 'tie', amount: 10 }]))
+      .thenThrows({ code: 'BET_BELOW_MIN' });
+  });
+
+  it('refuses a rebet on top of bets already down, yet answers a retried rebet as a double submit', () => {
+    const rebet = (bets: { betId: string; type: string; amount: number }[]): RoundCommand => ({
+      type: 'PlaceBets',
+      playerId: 'alice',
+      bets,
+      rebetOf: 't1.1.0',
+    });
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100)])
+      .when(rebet([{ betId: BET_B, type: 'player', amount: 200 }]))
+      .thenThrows({ code: 'BETS_ALREADY_PLACED' });
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100)])
+      .when(rebet([{ betId: BET_A, type: 'banker', amount: 100 }]))
+      .thenThrows({ code: 'DUPLICATE_BET' });
+    // Another player's bets are no obstacle.
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100, 'bob')])
+      .when(rebet([{ betId: BET_B, type: 'player', amount: 200 }]))
+      .then([
+        {
+          ...placed(BET_B, 'player', 200),
+          data: { ...placed(BET_B, 'player', 200).data, rebetOf: 't1.1.0' },
+        } as RoundEvent,
+      ]);
+  });
+
   it('refuses to remove a bet that is not the player’s standing bet', () => {
     const cleared: RoundEvent = {
       type: 'BetsCleared',

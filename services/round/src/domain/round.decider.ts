@@ -4,11 +4,10 @@ import {
   InvalidDealError,
   nextCardRecipient,
   validateBets,
+  validateBetSet,
   BetRejectedError,
-  type BetType,
   type Card,
   type Hand,
-  type RoundStakes,
 } from '@croupier/baccarat';
 import {
   DomainError,
@@ -20,6 +19,7 @@ import {
   type RoundId,
   type RoundRules,
   type RoundStatus,
+  type SettledSpot,
   type SettlementLine,
   type Adjustment,
   type ShoeId,
@@ -148,6 +148,8 @@ export interface RoundState {
   readonly banker: readonly CardAt[];
   readonly settlementId: string | null;
   readonly settledLines: readonly SettlementLine[];
+  /** The spots the lines were paid by (none for a round settled before spots, ADR 0032). */
+  readonly settledSpots: readonly SettledSpot[];
   /** Per-bet adjustments of every resettlement, in order (a void or a corrected result). */
   readonly adjustments: readonly Adjustment[];
   readonly refundedBetIds: ReadonlySet<string>;
@@ -173,6 +175,7 @@ export const initialRoundState = (): RoundState => ({
   banker: [],
   settlementId: null,
   settledLines: [],
+  settledSpots: [],
   adjustments: [],
   refundedBetIds: new Set(),
   releasedStakes: new Map(),
@@ -184,11 +187,20 @@ export function activeBets(state: RoundState, playerId?: string): ActiveBet[] {
   );
 }
 
-export function stakesOf(state: RoundState, playerId: string): RoundStakes {
-  const stakes: Partial<Record<BetType, number>> = {};
-  for (const bet of activeBets(state, playerId))
-    stakes[bet.type] = (stakes[bet.type] ?? 0) + bet.amount;
-  return stakes;
+/**
+ * Runs a bet-set rule of packages/baccarat and answers its refusal as the round's: the rule's own
+ * code, naming the field. Every change to a player's bets passes here, so no sequence of changes
+ * (place, remove one chip, rebet) can leave a set the rules would refuse (issue 24).
+ */
+function judged<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    if (error instanceof BetRejectedError) {
+      throw new DomainError(error.code, error.message, { field: error.field });
+    }
+    throw error;
+  }
 }
 
 const cardsOf = (hand: readonly CardAt[]): Card[] => hand.map((c) => c.card);
@@ -271,7 +283,12 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
     case 'RoundResettled':
       return { ...state, adjustments: [...state.adjustments, ...event.data.adjustments] };
     case 'RoundSettled':
-      return { ...state, settlementId: event.data.settlementId, settledLines: event.data.lines };
+      return {
+        ...state,
+        settlementId: event.data.settlementId,
+        settledLines: event.data.lines,
+        settledSpots: event.data.spots ?? [],
+      };
     case 'BetsRefunded': {
       const refundedBetIds = new Set(state.refundedBetIds);
       for (const line of event.data.lines) refundedBetIds.add(line.betId);
@@ -483,20 +500,17 @@ function placeBets(
       { field: 'body.bets' },
     );
   }
-  let valid;
-  try {
-    valid = validateBets(
-      state.rules!,
-      state.number,
-      stakesOf(state, command.playerId),
-      command.bets,
+  const standing = activeBets(state, command.playerId);
+  // Rebet repeats the previous round's spots as the round's bets (003: "the same bets as the
+  // previous round", then the round is dealt); on top of chips already down it would deal
+  // something else. Asked after the ids, so a retried rebet is still a double submit.
+  if (command.rebetOf !== null && standing.length > 0) {
+    throw new DomainError(
+      'BETS_ALREADY_PLACED',
+      `${command.playerId} has bets on round ${state.roundId}: deal them, or clear them before a rebet`,
     );
-  } catch (error) {
-    if (error instanceof BetRejectedError) {
-      throw new DomainError(error.code, error.message, { field: error.field });
-    }
-    throw error;
   }
+  const valid = judged(() => validateBets(state.rules!, state.number, standing, command.bets));
   return valid.map((bet, index) => ({
     type: 'BetPlaced',
     data: {
@@ -656,6 +670,16 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
             ? `${command.playerId} has no bets on round ${state.roundId}`
             : `${command.playerId} has no standing bet ${command.betIds.join(', ')} on round ${state.roundId}`,
         );
+      // Removing chips must leave the rest a set the rules accept (a hedge kept, a spot at its
+      // minimum); clearing everything always does.
+      const removed = new Set(bets.map((bet) => bet.betId));
+      judged(() => {
+        validateBetSet(
+          state.rules!,
+          state.number,
+          mine.filter((bet) => !removed.has(bet.betId)),
+        );
+      });
       return [
         {
           type: 'BetsCleared',

@@ -103,29 +103,37 @@ export const ROUND_PROBLEMS = {
     'NO_BETS_TO_CLEAR',
     CONTENDED,
   ],
-  /** NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). */
+  /**
+   * NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). The bets
+   * left must still keep the rules: a spot at its minimum, a hedge within the difference limit.
+   */
   removeBet: [
     'FORBIDDEN',
     'ROUND_NOT_FOUND',
     'ROUND_PAUSED',
     'BETTING_CLOSED',
     'NO_BETS_TO_CLEAR',
+    'BET_BELOW_MIN',
+    'BET_DIFFERENCE_LIMIT',
     CONTENDED,
   ],
   /**
    * The previous bets passed this table's rules and were debited from this wallet in this
    * currency, and the repeat stakes at least as much per bet type: only the round number, the
-   * maximums and the funds can refuse them now (and an amount doubled past the exact range).
-   * Their bet ids derive from the previous ones: a repeated rebet is a double submit, and one
-   * with another multiplier, or after clearing, reuses ids.
+   * maximums and the funds can refuse them now (and an amount doubled past the exact range; a
+   * spot recorded before spots were judged whole may be under its minimum). Their bet ids derive
+   * from the round, the multiplier, the spot and the bets cleared: a repeated rebet is a double
+   * submit (an id taken elsewhere, ID_CONFLICT). Bets already down refuse it (BETS_ALREADY_PLACED).
    */
   rebet: [
     'FORBIDDEN',
     ...BETTING_STATE,
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     ...BET_IDS,
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
     'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
@@ -138,11 +146,14 @@ export const ROUND_PROBLEMS = {
     'FORBIDDEN',
     'NO_BETS_TO_DEAL',
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     'DUPLICATE_BET',
     'ID_CONFLICT',
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
+    'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
     'BETTING_CLOSED',
     'ROUND_NOT_FOUND',
@@ -208,11 +219,14 @@ export const ROUND_PROBLEMS = {
     'ROUND_IN_PROGRESS',
     'NO_BETS_TO_DEAL',
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     ...BETTING_STATE,
     ...BET_IDS,
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
+    'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
     'SHOE_CLOSED',
     'SHOE_FINISHED',
