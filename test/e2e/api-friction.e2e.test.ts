@@ -134,4 +134,95 @@ describe('API friction', () => {
       errors: [{ field: 'body.bets' }],
     });
   });
+  it('bounds the paytable stake with a 400 naming it, not a 500', async () => {
+    const { api } = harness;
+    await openTable(api, 'fr-pay', 'live');
+    const refused = await api
+      .as('player', 'fern')
+      .get('/v1/tables/fr-pay/paytable?stake=1000000000000000');
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'querystring.stake' }],
+    });
+    expect((refused.body as { detail: string }).detail).toMatch(
+      /^querystring\.stake: must be at most \d+ minor units/,
+    );
+    // The largest stake it names is answered.
+    const largest = Number(/at most (\d+)/.exec((refused.body as { detail: string }).detail)![1]);
+    const answered = expectStatus(
+      await api
+        .as('player', 'fern')
+        .get<{ stake: number }>(`/v1/tables/fr-pay/paytable?stake=${largest}`),
+      200,
+    );
+    expect(answered.stake).toBe(largest);
+    expect(
+      (await api.as('player', 'fern').get(`/v1/tables/fr-pay/paytable?stake=${largest + 1}`))
+        .status,
+    ).toBe(400);
+  });
+
+  it('answers a path parameter too long without echoing it: no token in the problem', async () => {
+    const { api } = harness;
+    const token = await api.token('operator', 'olga');
+    const response = await api.as('player', 'fern').get(`/v1/tables/${token}`);
+    expect(response.status).toBe(414);
+    expect(response.body).toMatchObject({ code: 'URI_TOO_LONG' });
+    const text = JSON.stringify(response.body);
+    expect(text).not.toContain(token);
+    // Not even a part of it: the signature, or the claims.
+    for (const part of token.split('.')) expect(text).not.toContain(part);
+  });
+
+  it('refuses a body with any field on every command that takes none, naming it, and changes nothing', async () => {
+    const { api } = harness;
+    await fund(api, ['gil'], 1_000_000);
+    await openTable(api, 'fr-strict', 'land-based');
+    const round = await openRound(api, 'fr-strict');
+    const session = expectStatus(
+      await api
+        .as('player', 'gil')
+        .post<{ sessionId: string }>('/v1/sessions', { preset: 'touch' }),
+      201,
+    );
+    const commands: [
+      role: 'player' | 'dealer' | 'supervisor' | 'operator',
+      method: 'POST' | 'DELETE',
+      url: string,
+    ][] = [
+      ['player', 'POST', '/v1/wallets/gil/play-money'],
+      ['player', 'POST', `/v1/sessions/${session.sessionId}/rounds`],
+      ['player', 'POST', `/v1/sessions/${session.sessionId}/close`],
+      ['player', 'POST', '/v1/tables/fr-strict/seats/1'],
+      ['player', 'DELETE', '/v1/tables/fr-strict/seats/1'],
+      ['player', 'DELETE', `/v1/rounds/${round.roundId}/bets`],
+      ['player', 'DELETE', `/v1/rounds/${round.roundId}/bets/${randomUUID()}`],
+      ['dealer', 'POST', '/v1/tables/fr-strict/rounds'],
+      ['dealer', 'POST', '/v1/tables/fr-strict/shoes'],
+      ['dealer', 'POST', `/v1/rounds/${round.roundId}/close-betting`],
+      ['dealer', 'POST', `/v1/rounds/${round.roundId}/confirm`],
+      ['dealer', 'POST', `/v1/rounds/${round.roundId}/cut-card`],
+      ['supervisor', 'POST', `/v1/rounds/${round.roundId}/resume`],
+      ['operator', 'POST', '/v1/tables/fr-strict/shoes/current/close'],
+      ['operator', 'POST', '/v1/admin/rebuild'],
+    ];
+    const before = (await harness.store.readAll()).length;
+    for (const [role, method, url] of commands) {
+      const who = role === 'player' ? api.as(role, 'gil') : api.as(role);
+      const response = await who.request(method, url, { surprise: 1 });
+      const what = `${method} ${url}: ${JSON.stringify(response.body)}`;
+      expect(response.status, what).toBe(400);
+      expect(response.body, what).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        errors: [{ field: 'body.surprise' }],
+      });
+    }
+    expect((await harness.store.readAll()).length).toBe(before);
+    // An empty object, or no body at all, is still no body.
+    expectStatus(
+      await api.as('player', 'gil').post(`/v1/sessions/${session.sessionId}/rounds`, {}),
+      201,
+    );
+  });
 });

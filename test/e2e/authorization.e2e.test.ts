@@ -193,6 +193,7 @@ describe('the authorization matrix: every endpoint x every role and every bad to
       shoePosition: '0',
       betId: randomUUID(),
       which: 'latest',
+      id: 'settlement-outbox.authz-none',
       sessionId,
       seat: '1',
     });

@@ -67,6 +67,18 @@ describe('a stalled deal, left alone', () => {
     const voided = await settled(api, round.roundId);
     expect(voided.status).toBe('voided');
     expect((await reasons('RoundVoided'))[0]!.what).toMatch(/not resumed within/);
+    // Its deal had started: the shoe sealed the round first (distributed: over the shoe's
+    // internal route), and the void records that no drawn card was left undealt (ADR 0033).
+    const voidedEvent = (await harness.store.readStream(`round-${round.roundId}`)).find(
+      (event) => event.type === 'RoundVoided',
+    );
+    expect((voidedEvent?.data as { discarded?: unknown[] }).discarded).toEqual([]);
+    const sealed = (await harness.store.readStream(`shoe-${shoe.shoeId}`)).filter(
+      (event) => event.type === 'RoundSealed',
+    );
+    expect(sealed.map((event) => (event.data as { cards: { card: string }[] }).cards)).toEqual([
+      [expect.objectContaining({ card: '4C' })],
+    ]);
     await vi.waitFor(
       async () => {
         expect(await balanceOf(api, 'gus')).toBe(10_000);

@@ -329,8 +329,9 @@ describe('round lifecycle on PostgreSQL', () => {
       ['banker', 800],
       ['tie', 200],
     ]);
-    // The same rebet again is a double submit: its bet ids derive from the bets it repeats, so
-    // it is refused and the first stands; a single rebet after the double one names the same bets.
+    // The same rebet again is a double submit: its bet ids derive from the round, the multiplier
+    // and the spots it repeats, so it is refused and the first stands; a single rebet after the
+    // double one finds bets down already (a rebet repeats the previous round's bets alone).
     const before = await balanceOf(api, 'quin');
     const again = await api
       .as('player', 'quin')
@@ -339,7 +340,7 @@ describe('round lifecycle on PostgreSQL', () => {
     const single = await api
       .as('player', 'quin')
       .post<RoundView>(`/v1/rounds/${second.roundId}/rebet`, { multiplier: 1 });
-    expect(single.body).toMatchObject({ code: 'ID_CONFLICT', status: 409 });
+    expect(single.body).toMatchObject({ code: 'BETS_ALREADY_PLACED', status: 409 });
     expect(await balanceOf(api, 'quin')).toBe(before);
     const now = expectStatus(
       await api.as('player', 'quin').get<RoundView>(`/v1/rounds/${second.roundId}`),

@@ -302,7 +302,10 @@ describe('rebet', () => {
     expectProblem(op, await rebet(roundId, 'cat', 1), 'INSUFFICIENT_FUNDS');
     expectStatus(await rebet(roundId, 'bram', 1), 201);
     expectProblem(op, await rebet(roundId, 'bram', 1), 'DUPLICATE_BET');
-    expectProblem(op, await rebet(roundId, 'bram', 2), 'ID_CONFLICT');
+    expectProblem(op, await rebet(roundId, 'bram', 2), 'BETS_ALREADY_PLACED');
+    // Cleared, the bets can be repeated again: a rebet of its own, under ids of its own.
+    expectStatus(await as('player', 'bram').delete(`/v1/rounds/${roundId}/bets`), 200);
+    expectStatus(await rebet(roundId, 'bram', 1), 201);
     expectStatus(await dealer(roundId, 'pause', REASON), 200);
     expectProblem(op, await rebet(roundId, 'bram', 1), 'ROUND_PAUSED');
     expectStatus(await supervisor(roundId, 'resume'), 200);

@@ -8,6 +8,7 @@ import {
   openTable,
   placeBets,
   playRound,
+  settled,
   type RoundView,
 } from '../support/play.js';
 
@@ -16,6 +17,7 @@ interface SeatsView {
 }
 interface WalletView {
   balance: number;
+  available: number;
   commissionOwed: number;
   commissionOwedBySeat: { tableId: string; seat: number; amount: number }[];
 }
@@ -181,6 +183,120 @@ describe('seats of a land-based table (002)', () => {
       );
       expect(audit.verdict.findings).toEqual([]);
     }
+    expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
+  });
+  it('closing the table ends its last shift: owed commission is collected, late commission too, and a round taking bets is voided', async () => {
+    const { api } = harness;
+    await fund(api, ['ivy', 'jon', 'kim'], 1_000_000);
+    // Scanner shoes: the test chooses the cards, so the Banker wins where it must.
+    for (const tableId of ['seats-close', 'seats-late'])
+      await openTable(api, tableId, 'land-based', { cardSource: 'scanner', burn: false });
+    const sit = async (tableId: string, player: string, seat: number) =>
+      expectStatus(await api.as('player', player).post(`/v1/tables/${tableId}/seats/${seat}`), 201);
+    await sit('seats-close', 'ivy', 1);
+    await sit('seats-close', 'jon', 2);
+    await sit('seats-late', 'kim', 1);
+    const closeBetting = async (roundId: string) =>
+      expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`), 200);
+    /** Player 2 + 3 against a Banker natural 9: the Banker wins. */
+    const dealBankerWin = async (roundId: string) => {
+      for (const card of ['2C', '9D', '3H', 'KS'])
+        expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/cards`, { card }), 200);
+      expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/confirm`), 200);
+      return settled(api, roundId);
+    };
+    const wallet = async (player: string) =>
+      expectStatus(await api.as('operator').get<WalletView>(`/v1/wallets/${player}`), 200);
+
+    // Ivy owes 500 for a Banker win in the only shift the table will have.
+    const won = await openRound(api, 'seats-close');
+    expectStatus(
+      await placeBets(api, won.roundId, 'ivy', [{ type: 'banker', amount: 10_000 }]),
+      201,
+    );
+    await closeBetting(won.roundId);
+    expect((await dealBankerWin(won.roundId)).result!.winner).toBe('banker');
+    await settledEverywhere(harness.store);
+    expect(await wallet('ivy')).toMatchObject({ balance: 1_010_000, commissionOwed: 500 });
+    // The next round is taking Jon's bets when the table closes.
+    const betting = await openRound(api, 'seats-close');
+    expectStatus(
+      await placeBets(api, betting.roundId, 'jon', [{ type: 'player', amount: 1_000 }]),
+      201,
+    );
+    // At the other table Kim's Banker bet is past betting when it closes: dealt after.
+    const late = await openRound(api, 'seats-late');
+    expectStatus(
+      await placeBets(api, late.roundId, 'kim', [{ type: 'banker', amount: 20_000 }]),
+      201,
+    );
+    await closeBetting(late.roundId);
+
+    for (const tableId of ['seats-close', 'seats-late'])
+      expectStatus(
+        await api.as('operator').post(`/v1/tables/${tableId}/close`, { reason: 'end of night' }),
+        200,
+      );
+    // No bet is taken on a closed table: the round taking bets is voided, Jon's stake refunded.
+    expect((await settled(api, betting.roundId)).status).toBe('voided');
+    const after = await placeBets(api, betting.roundId, 'jon', [{ type: 'player', amount: 1_000 }]);
+    expect(after.status).toBeGreaterThanOrEqual(400);
+    expect(after.status).toBeLessThan(500);
+    // The round past betting is finished: its Banker win accrues commission after the close.
+    expect((await dealBankerWin(late.roundId)).result!.winner).toBe('banker');
+    await settledEverywhere(harness.store);
+
+    // Every commission owed is collected: nothing is held back any longer.
+    const collected = async (player: string, owedBefore: number, balanceBefore: number) => {
+      const view = await vi.waitFor(
+        async () => {
+          const current = await wallet(player);
+          expect(current.commissionOwed).toBe(0);
+          return current;
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      expect(view.balance).toBe(balanceBefore - owedBefore);
+      expect(view.available).toBe(view.balance);
+    };
+    await collected('ivy', 500, 1_010_000);
+    await collected('kim', 1_000, 1_020_000);
+    expect(await wallet('jon')).toMatchObject({ balance: 1_000_000, available: 1_000_000 });
+    // Each collection names the close that ended the shift.
+    const closeOf = async (tableId: string) =>
+      (await harness.store.readStream(`table-${tableId}`)).find((e) => e.type === 'TableClosed')!
+        .id;
+    const collections = async (player: string) =>
+      (await harness.store.readStream(`wallet-${player}`))
+        .filter((e) => e.type === 'CommissionCollected')
+        .map((e) => e.data);
+    expect(await collections('ivy')).toEqual([
+      expect.objectContaining({
+        amount: 500,
+        seat: 1,
+        tableClosedId: await closeOf('seats-close'),
+      }),
+    ]);
+    // Kim's names the close too: collected at the close if the wallet had the win by then, else
+    // as it accrued, naming the bet settled late (the wallet package's collector test).
+    const kims = await collections('kim');
+    expect(kims.map((data) => (data as { amount: number }).amount)).toEqual([1_000]);
+    expect(kims[0]).toMatchObject({ seat: 1, tableClosedId: await closeOf('seats-late') });
+    for (const player of ['ivy', 'jon', 'kim']) {
+      const audit = expectStatus(
+        await api
+          .as('regulator')
+          .get<{ verdict: { ok: boolean; findings: unknown[] } }>(`/v1/audit/wallets/${player}`),
+        200,
+      );
+      expect(audit.verdict.findings, player).toEqual([]);
+    }
+    // The closed table changes no dealer: there is no shift left to end.
+    const change = await api
+      .as('supervisor')
+      .post('/v1/tables/seats-close/dealer', { dealerId: 'dealer-9' });
+    expect(change.status).toBe(409);
+    expect(change.body).toMatchObject({ code: 'TABLE_CLOSED' });
     expect(checkMoney(await settledEverywhere(harness.store)).discrepancies).toEqual([]);
   });
 });

@@ -149,6 +149,45 @@ describe('player sessions (003, 004)', () => {
     await expectAudited(await settled(api, round.roundId));
   });
 
+  it("a session's shoes and rounds are its owner's: no dealer starts or closes its shoe, no other player reads its rounds", async () => {
+    const { api } = harness;
+    const session = await openSession('ida', 'single-deck');
+    const round = await sessionRound('ida', session.sessionId);
+    expectStatus(
+      await placeBets(api, round.roundId, 'ida', [{ type: 'player', amount: 100 }]),
+      201,
+    );
+    expectStatus(await api.as('player', 'ida').post(`/v1/rounds/${round.roundId}/deal`), 200);
+    await settled(api, round.roundId);
+    const shoeBefore = expectStatus(
+      await api.as('regulator').get<{ status: string }>(`/v1/shoes/${round.shoeId}`),
+      200,
+    );
+    const refusals = [
+      await api.as('dealer', 'dan').post(`/v1/tables/${session.sessionId}/shoes`),
+      await api.as('supervisor', 'sue').post(`/v1/tables/${session.sessionId}/shoes`),
+      await api.as('operator', 'olga').post(`/v1/tables/${session.sessionId}/shoes/current/close`),
+      await api.as('player', 'eve').get(`/v1/rounds/${round.roundId}`),
+      await api.as('player', 'eve').get(`/v1/sessions/${session.sessionId}`),
+      await api.as('dealer', 'dan').post(`/v1/rounds/${round.roundId}/deal`),
+    ];
+    for (const refused of refusals) {
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.body).toMatchObject({ code: 'FORBIDDEN' });
+      // A refusal never names the player whose session it is.
+      expect(JSON.stringify(refused.body)).not.toContain('ida');
+    }
+    // Nothing changed: the shoe is as it was, and the owner still reads her round.
+    expect(expectStatus(await api.as('regulator').get(`/v1/shoes/${round.shoeId}`), 200)).toEqual(
+      shoeBefore,
+    );
+    expect(
+      expectStatus(await api.as('player', 'ida').get<RoundView>(`/v1/rounds/${round.roundId}`), 200)
+        .roundId,
+    ).toBe(round.roundId);
+    expectStatus(await api.as('supervisor').get(`/v1/rounds/${round.roundId}`), 200);
+  });
+
   it('rebet and rebet x2 place the previous bets and deal, in one request each', async () => {
     const { api } = harness;
     const session = await openSession('tim');

@@ -108,11 +108,14 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/supervision/paused-rounds': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/settlements': { roles: ['operator', 'regulator'] },
   'POST /v1/admin/rebuild': { roles: ['operator'] },
+  'GET /v1/admin/parked-messages': { roles: ['operator'] },
+  'POST /v1/admin/parked-messages/:id/retry': { roles: ['operator'] },
 
   // Service to service: service tokens only.
   'POST /internal/v1/tables/:tableId/shoes': SYSTEM,
   'GET /internal/v1/shoes/:shoeId': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': SYSTEM,
+  'POST /internal/v1/shoes/:shoeId/rounds/:roundId/seal': SYSTEM,
   'GET /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': SYSTEM,
   'POST /internal/v1/shoes/:shoeId/rounds/:roundId/correction': SYSTEM,

@@ -241,6 +241,7 @@ export function fuzzRequests(target: FuzzTarget): fc.Arbitrary<FuzzRequest> {
     'POST /internal/v1/shoes/:shoeId/rounds/:roundId/draw': fc.record({
       roundNumber: field(1, 2, 0),
     }),
+    'POST /internal/v1/shoes/:shoeId/rounds/:roundId/seal': fc.constant({}),
     'POST /internal/v1/shoes/:shoeId/rounds/:roundId/cards': fc.record({
       roundNumber: field(1, 2),
       index: field(0, 5, 6, -1),

@@ -1,7 +1,10 @@
 import {
+  BetRejectedError,
   evaluateRound,
   nextCardRecipient,
-  settleBet,
+  settleChips,
+  validateBetSet,
+  type BetSettlement,
   type Card,
   type RoundOutcome,
 } from '@croupier/baccarat';
@@ -66,7 +69,8 @@ export interface MoneyReport {
 
 interface RoundFacts {
   rules: RoundRules | null;
-  bets: Map<string, { playerId: string; type: string; amount: number; bankerMode: string | null }>;
+  number: number;
+  bets: Map<string, Extract<RoundEvent, { type: 'BetPlaced' }>['data']>;
   cleared: Set<string>;
   player: { card: Card; position: number }[];
   banker: { card: Card; position: number }[];
@@ -80,7 +84,10 @@ interface RoundFacts {
 
 /**
  * Checks, from the events alone, what must hold whatever happened: every round obeys the
- * third-card rule and its recorded result; every settlement line is what the rules pay; every
+ * third-card rule and its recorded result; every player's bets dealt keep the table's limits
+ * (each spot at least its minimum, the maximums, the difference limit); every settlement line is
+ * what the rules pay, spot by spot (chips on one spot are one stake, shared back over the chips);
+ * every
  * placed bet is settled or refunded exactly once on its round and exactly once in its wallet;
  * every debit is closed exactly once; money is conserved: balances + house result =
  * deposits - withdrawals, with the house result computed from the rounds' own records.
@@ -105,6 +112,7 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
     if (facts === undefined) {
       facts = {
         rules: null,
+        number: 0,
         bets: new Map(),
         cleared: new Set(),
         player: [],
@@ -189,6 +197,7 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
       switch (event.type) {
         case 'RoundOpened':
           facts.rules = event.data.rules;
+          facts.number = event.data.number;
           break;
         case 'BetPlaced':
           facts.bets.set(event.data.betId, event.data);
@@ -254,6 +263,8 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           facts.voided = true;
           break;
         case 'RoundSettled':
+          // A voided round is never paid: a void before settlement is refunded (ADR 0033).
+          if (facts.voided) problems.push(`${event.data.roundId}: settled after it was voided`);
           facts.settlements++;
           for (const line of event.data.lines) {
             facts.settledLines.set(line.betId, {
@@ -292,7 +303,8 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
           `${roundId}: recorded result differs from the rules' evaluation of its cards`,
         );
       }
-      if (facts.settlements !== 1)
+      // Voided after it completed: settled once if the void came after settlement, else never.
+      if (facts.voided ? facts.settlements > 1 : facts.settlements !== 1)
         problems.push(`${roundId}: completed but settled ${facts.settlements} times`);
     } else if (!facts.voided && facts.rules !== null) {
       problems.push(`${roundId}: neither completed nor voided`);
@@ -313,6 +325,38 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
             playerPerfectPair: facts.completed.player.perfectPair,
             bankerPerfectPair: facts.completed.banker.perfectPair,
           };
+    // The bets the round dealt: placed and not cleared (a voided round deals none).
+    const dealt = [...facts.bets.values()].filter((bet) => !facts.cleared.has(bet.betId));
+    if (facts.rules !== null && facts.completed !== null) {
+      for (const playerId of new Set(dealt.map((bet) => bet.playerId))) {
+        try {
+          validateBetSet(
+            facts.rules,
+            facts.number,
+            dealt.filter((bet) => bet.playerId === playerId),
+          );
+        } catch (error) {
+          if (!(error instanceof BetRejectedError)) throw error;
+          problems.push(
+            `${roundId}: ${playerId}'s bets dealt break the table's rules: ${error.code} ${error.message}`,
+          );
+        }
+      }
+    }
+    const byRule = new Map<string, BetSettlement>();
+    if (outcome !== null && facts.rules !== null) {
+      const settled = settleChips(
+        dealt.map((bet) => ({
+          betId: bet.betId,
+          playerId: bet.playerId,
+          spot: { type: bet.type, bankerMode: bet.bankerMode, seat: bet.seat },
+          amount: bet.amount,
+        })),
+        outcome,
+        facts.rules,
+      );
+      for (const { chip, settlement } of settled.chips) byRule.set(chip.betId, settlement);
+    }
     for (const [betId, bet] of facts.bets) {
       betCount++;
       staked += bet.amount;
@@ -332,16 +376,8 @@ export function checkMoney(events: readonly RecordedEvent[]): MoneyReport {
             `bet ${betId} on voided ${roundId}: paid ${line.payout}, not its stake ${bet.amount}`,
           );
         }
-        if (kind !== 'void' && outcome !== null && facts.rules !== null) {
-          const expected = settleBet(
-            {
-              type: bet.type as never,
-              stake: bet.amount,
-              bankerMode: (bet.bankerMode ?? undefined) as never,
-            },
-            outcome,
-            facts.rules,
-          );
+        const expected = byRule.get(betId);
+        if (kind !== 'void' && expected !== undefined) {
           if (expected.payout !== line.payout || expected.commission !== line.commission) {
             problems.push(
               `bet ${betId} on ${roundId}: paid ${line.payout} (commission ${line.commission}), the rules pay ${expected.payout} (${expected.commission})`,
@@ -451,7 +487,10 @@ export async function settledEverywhere(
       )
         open.delete(betId);
       if (event.type === 'RoundCompleted') unsettled.add(event.stream);
-      if (event.type === 'RoundSettled') unsettled.delete(event.stream);
+      // A round voided before its settlement is refunded, never settled (ADR 0033): its stakes
+      // are waited for above.
+      if (event.type === 'RoundSettled' || event.type === 'RoundVoided')
+        unsettled.delete(event.stream);
     }
     if (open.size === 0 && unsettled.size === 0) return events;
     if (Date.now() > deadline) {

@@ -20,6 +20,22 @@ const ADMIN = 'seamless-admin-token';
  */
 export type Fault = 'pass' | 'down' | 'lose-answer';
 
+/**
+ * Requests of one route held at the relay before the wallet sees them, in the order they
+ * arrived, each let through when the test says: a latch, so a test orders a race's steps
+ * instead of timing them.
+ */
+export interface HeldCalls {
+  /** Resolves once `count` requests have been held (the first held is 0). */
+  arrived(count: number): Promise<void>;
+  /** The JSON body of held request `index`. */
+  bodyOf(index: number): Record<string, unknown>;
+  /** Lets held request `index` through; resolves once the wallet's answer is sent back. */
+  release(index: number): Promise<void>;
+  /** Stops holding: every request still held goes through, and the next ones pass. */
+  stop(): void;
+}
+
 /** The example operator wallet on PostgreSQL, reached through a relay the test can break. */
 export interface OperatorWalletFixture {
   /** Where Croupier calls it (the relay). */
@@ -27,10 +43,14 @@ export interface OperatorWalletFixture {
   readonly books: Books;
   /** Sets a fault for some routes, or every route. */
   fault(fault: Fault, routes?: readonly string[]): void;
+  /** Holds the requests of a route (`debit`, `credit`, ...) until released. */
+  hold(route: string): HeldCalls;
   /** Holds every request this long before passing it on: a slow wallet (0: none). */
   delay(ms: number): void;
   /** Requests that reached the relay, by route. */
   readonly seen: Map<string, number>;
+  /** How many requests under an idempotency key reached the relay (sent again, counted again). */
+  sentUnder(key: string): number;
   open(playerId: string, balance: number, currency?: string): Promise<void>;
   balance(playerId: string): Promise<number>;
   /** The wallet's call rows for a bet. */
@@ -46,6 +66,8 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
   const upstream = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
   const faults = new Map<string, Fault>();
   const seen = new Map<string, number>();
+  const keys = new Map<string, number>();
+  const holds = new Map<string, (body: Buffer, pass: () => Promise<void>) => void>();
   let delayMs = 0;
   const relay: Server = createServer((req, res) => {
     const route = (req.url ?? '').split('/').at(-1) ?? '';
@@ -55,18 +77,27 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       req.socket.destroy();
       return;
     }
-    // A slow wallet: the request waits before it reaches the wallet (the body waits with it).
-    if (delayMs === 0) {
-      forwardTo(req, res, fault);
-      return;
-    }
-    req.pause();
-    setTimeout(() => {
-      forwardTo(req, res, fault);
-    }, delayMs);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const key = keyOf(body);
+      if (key !== null) keys.set(key, (keys.get(key) ?? 0) + 1);
+      const pass = () =>
+        new Promise<void>((answered) => {
+          res.on('close', answered);
+          forward(req, res, fault, body);
+        });
+      const hold = holds.get(route);
+      if (hold !== undefined) hold(body, pass);
+      else if (delayMs === 0) void pass();
+      // A slow wallet: the request reaches it this much later.
+      else setTimeout(() => void pass(), delayMs);
+    });
   });
-  const forwardTo = (req: IncomingMessage, res: ServerResponse, fault: Fault) => {
-    const forward = httpRequest(
+  /** Sends a request on to the wallet, and its answer back unless the fault loses it. */
+  const forward = (req: IncomingMessage, res: ServerResponse, fault: Fault, body: Buffer) => {
+    const upstreamCall = httpRequest(
       {
         host: upstream.hostname,
         port: upstream.port,
@@ -87,9 +118,8 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
         });
       },
     );
-    forward.on('error', () => res.socket?.destroy());
-    req.pipe(forward);
-    // Piping resumes a request paused for the delay.
+    upstreamCall.on('error', () => res.socket?.destroy());
+    upstreamCall.end(body);
   };
   await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
   const { port } = relay.address() as AddressInfo;
@@ -97,12 +127,41 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     url: `http://127.0.0.1:${port}`,
     books,
     seen,
+    sentUnder: (key) => keys.get(key) ?? 0,
     fault(fault, routes = ['*']) {
       if (routes.includes('*')) faults.clear();
       for (const route of routes) faults.set(route, fault);
     },
     delay(ms) {
       delayMs = ms;
+    },
+    hold(route) {
+      const held: { body: Buffer; pass: () => Promise<void>; passed: boolean }[] = [];
+      const waiting: { count: number; resolve: () => void }[] = [];
+      holds.set(route, (body, pass) => {
+        held.push({ body, pass, passed: false });
+        for (const waiter of waiting.filter((w) => held.length >= w.count)) waiter.resolve();
+      });
+      const letThrough = (index: number) => {
+        const call = held[index];
+        if (call === undefined) throw new Error(`no ${route} request ${index} is held`);
+        if (call.passed) return Promise.resolve();
+        call.passed = true;
+        return call.pass();
+      };
+      return {
+        arrived: (count) =>
+          held.length >= count
+            ? Promise.resolve()
+            : new Promise<void>((resolve) => waiting.push({ count, resolve })),
+        bodyOf: (index) =>
+          JSON.parse(held[index]!.body.toString('utf8')) as Record<string, unknown>,
+        release: letThrough,
+        stop() {
+          holds.delete(route);
+          held.forEach((_, index) => void letThrough(index));
+        },
+      };
     },
     open: (playerId, balance, currency = 'EUR') => books.setBalance(playerId, currency, balance),
     async balance(playerId) {
@@ -127,4 +186,14 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       await postgres.drop();
     },
   };
+}
+
+/** The idempotency key a call's JSON body names, or null (not JSON, no key). */
+function keyOf(body: Buffer): string | null {
+  try {
+    const key = (JSON.parse(body.toString('utf8')) as { key?: unknown } | null)?.key;
+    return typeof key === 'string' ? key : null;
+  } catch {
+    return null;
+  }
 }

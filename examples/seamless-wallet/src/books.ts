@@ -204,8 +204,13 @@ export class Books {
         movement.key,
       ]);
       const known = rows[0];
+      // A refused credit or rollback is money still owed to the player: the same request sent
+      // again (Croupier's retry once the account is fixed) is weighed afresh, not answered with
+      // the refusal. A refused debit stays refused: Croupier refused that bet.
+      const weighedAgain =
+        known?.state === 'refused' && call !== 'debit' && known.fingerprint === fingerprint;
       let answer: Answer;
-      if (known !== undefined) {
+      if (known !== undefined && !weighedAgain) {
         answer = answerOf(known, fingerprint);
       } else {
         const player = players[0];
@@ -218,7 +223,9 @@ export class Books {
         await client.query(
           `INSERT INTO ${this.s}.calls
              (key, call, player_id, round_id, bet_id, amount, fingerprint, state, code, transaction_id, balance)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+           ON CONFLICT (key) DO UPDATE SET state = $8, code = $9, transaction_id = $10,
+             balance = $11, at = now()`,
           [
             movement.key,
             call,

@@ -119,6 +119,29 @@ describe('the wallet API contract', () => {
     });
     // 5000 - 1000 + 1950 - 950, and the debit given back.
     expect(await books.balanceOf('pia')).toEqual({ currency: 'EUR', balance: 6_000 });
+    // A refused credit is not the key's final answer: the same credit sent again once the
+    // account is fixed is applied (Croupier's retry of a parked credit, ADR 0035). A refused
+    // debit stays refused.
+    await books.setBalance('pia', 'USD', 6_000);
+    const owedKey = randomUUID();
+    const owed = { ...bet, key: owedKey, amount: 700, kind: 'settlement' as const };
+    expect(await adapter.credit(owed)).toMatchObject({
+      outcome: 'refused',
+      code: 'CURRENCY_MISMATCH',
+    });
+    const refusedDebitKey = randomUUID();
+    expect(await adapter.debit({ ...bet, key: refusedDebitKey, amount: 100 })).toMatchObject({
+      outcome: 'refused',
+    });
+    await books.setBalance('pia', 'EUR', 6_000);
+    expect(await adapter.credit(owed)).toMatchObject({ outcome: 'applied', balance: 6_700 });
+    expect(await adapter.status(owedKey)).toMatchObject({ state: 'applied' });
+    expect(await adapter.credit(owed)).toMatchObject({ outcome: 'applied', balance: 6_700 });
+    expect(await adapter.debit({ ...bet, key: refusedDebitKey, amount: 100 })).toMatchObject({
+      outcome: 'refused',
+      code: 'CURRENCY_MISMATCH',
+    });
+    expect(await books.balanceOf('pia')).toEqual({ currency: 'EUR', balance: 6_700 });
 
     expect(exchanges.length).toBeGreaterThan(10);
     for (const exchange of exchanges) {

@@ -6,3 +6,4 @@ export * from './snapshots.js';
 export * from './projection-error.js';
 export * from './projection-runner.js';
 export * from './document-cache.js';
+export * from './parking.js';

@@ -5,7 +5,9 @@ import {
   tableEventSchema,
   walletEventSchema,
   operatorWalletEventSchema,
+  parkedMessageEventSchema,
   type OperatorWalletEvent,
+  type ParkedMessageEvent,
   type Adjustment,
   type RoundEvent,
   type ShoeEvent,
@@ -71,6 +73,8 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
       return `the round released ${event.data.playerId}'s stake of ${event.data.amount} for bet ${event.data.betId} (${event.data.reason}): it takes no bet under that id, and the stake is refunded`;
     case 'BettingClosed':
       return 'betting closed';
+    case 'DealStarted':
+      return 'the deal started: the shoe may draw cards for the round from here on';
     case 'CardDealt':
       return `${hand(event.data.hand)} gets ${event.data.card} (shoe position ${event.data.shoePosition})`;
     case 'CardCorrected':
@@ -95,12 +99,19 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
     }
     case 'RoundSettled': {
       const t = event.data.totals;
-      return `settled ${event.data.lines.length} bet(s): staked ${t.staked}, paid out ${t.paidOut}, commission ${t.commission}`;
+      const spots = event.data.spots === undefined ? '' : ` on ${event.data.spots.length} spot(s)`;
+      return `settled ${event.data.lines.length} bet(s)${spots}: staked ${t.staked}, paid out ${t.paidOut}, commission ${t.commission}`;
     }
     case 'BetsRefunded':
       return `refunded ${event.data.lines.length} bet(s) (${event.data.reason}): ${event.data.lines.reduce((sum, line) => sum + line.amount, 0)}`;
-    case 'RoundVoided':
-      return `round voided: ${event.data.reason}`;
+    case 'RoundVoided': {
+      const discarded = event.data.discarded ?? [];
+      const cards =
+        discarded.length === 0
+          ? ''
+          : `; drawn and never dealt: ${discarded.map((c) => `${c.card}@${c.position}→${hand(c.hand)}`).join(', ')}`;
+      return `round voided: ${event.data.reason}${cards}`;
+    }
     default:
       return (event as { type: string }).type;
   }
@@ -126,6 +137,8 @@ function describeShoe(event: ShoeEvent, recorded: RecordedEvent): string {
         `shoe position ${event.data.position} (round ${event.data.roundId})`,
         event.data,
       );
+    case 'RoundSealed':
+      return `round ${event.data.roundId} sealed for its void: the shoe draws no more for it (it drew ${event.data.cards.length === 0 ? 'none' : event.data.cards.map((c) => `${c.card}@${c.position}→${hand(c.hand)}`).join(', ')})`;
     case 'CutCardReached':
       return `cut card out at position ${event.data.position} in round ${event.data.roundNumber}; last round ${event.data.lastRoundNumber}`;
     case 'ShoeClosed':
@@ -201,6 +214,19 @@ function describeOperatorWallet(event: OperatorWalletEvent): string {
 }
 
 /** One line saying what an event records, in the game's words; its type if it cannot be read. */
+/** A message a consumer set aside (ADR 0035), retried or resolved. */
+function describeParked(event: ParkedMessageEvent): string {
+  const id = `${event.data.consumer}.${event.data.messageId}`;
+  switch (event.type) {
+    case 'MessageParked':
+      return `${event.data.consumer} parked message ${event.data.messageId}${event.data.playerId === null ? '' : ` of ${event.data.playerId}`} after ${event.data.attempts} attempt(s): ${event.data.code} ${event.data.detail}`;
+    case 'ParkedMessageRetried':
+      return `parked message ${id} retried`;
+    case 'ParkedMessageResolved':
+      return `parked message ${id} applied after its retry`;
+  }
+}
+
 export function describeEvent(recorded: RecordedEvent): string {
   const input = { type: recorded.type, data: recorded.data };
   const prefix = recorded.stream.slice(0, recorded.stream.indexOf('-') + 1);
@@ -227,6 +253,11 @@ export function describeEvent(recorded: RecordedEvent): string {
     case 'operator-': {
       const parsed = operatorWalletEventSchema.safeParse(input);
       if (parsed.success) return describeOperatorWallet(parsed.data);
+      break;
+    }
+    case 'parked-': {
+      const parsed = parkedMessageEventSchema.safeParse(input);
+      if (parsed.success) return describeParked(parsed.data);
       break;
     }
     case 'table-': {

@@ -1,8 +1,9 @@
-import { settleBet, type RoundOutcome } from '@croupier/baccarat';
+import type { RoundOutcome } from '@croupier/baccarat';
 import type { Adjustment, RoundEvent, RoundRules, RoundStatus } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
 import type { BetAdjustment, BetState, PaidLine } from './round-model.js';
+import { payoutsByRule } from './settlement-check.js';
 import type { VerdictBuilder } from './verdict.js';
 
 type Resettled = Extract<RoundEvent, { type: 'RoundResettled' }>['data'];
@@ -13,6 +14,8 @@ export interface RoundForResettlement {
   readonly settledAt: RecordedEvent | null;
   /** A result was corrected after the round was settled. */
   readonly correctedAfterSettlement: boolean;
+  /** The round was settled spot by spot (its RoundSettled lists `spots`): resettled the same way. */
+  readonly bySpot: boolean;
   readonly rules: RoundRules | null;
   /** The result the rules give from the cards as corrected so far (never the recorded one). */
   readonly outcome: RoundOutcome | null;
@@ -31,21 +34,30 @@ function paidSoFar(state: BetState): PaidLine {
     : { result: line.result, payout: line.payout, commission: line.commission };
 }
 
-/** What a bet should be paid now by the rules: the stake back for a void, else by the result. */
+/**
+ * What each standing bet should be paid now by the rules, by bet id: the stake back for a void,
+ * else by the result, spot by spot as the round was settled (`payoutsByRule`).
+ */
 function paidNow(
   kind: 'void' | 'correction',
-  state: BetState,
-  outcome: RoundOutcome,
-  rules: RoundRules,
-): PaidLine {
-  if (kind === 'void') return { result: 'refund', payout: state.bet.amount, commission: 0 };
-  const { bet } = state;
-  const settled = settleBet(
-    { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-    outcome,
-    rules,
+  round: RoundForResettlement,
+  standing: readonly BetState[],
+): Map<string, PaidLine> {
+  if (kind === 'void') {
+    return new Map(
+      standing.map((state) => [
+        state.bet.betId,
+        { result: 'refund', payout: state.bet.amount, commission: 0 },
+      ]),
+    );
+  }
+  const { chips } = payoutsByRule(standing, round.outcome!, round.rules!, round.bySpot);
+  return new Map(
+    [...chips].map(([betId, settled]) => [
+      betId,
+      { result: settled.result, payout: settled.payout, commission: settled.commission },
+    ]),
   );
-  return { result: settled.result, payout: settled.payout, commission: settled.commission };
 }
 
 /**
@@ -110,10 +122,11 @@ export function checkResettlement(
       });
     }
   }
+  const now = paidNow(data.kind, round, standing);
   for (const state of standing) {
     const { bet } = state;
     const before = paidSoFar(state);
-    const after = paidNow(data.kind, state, outcome!, rules);
+    const after = now.get(bet.betId)!;
     const expected: BetAdjustment['expected'] = {
       ...after,
       previousPayout: before.payout,
@@ -174,13 +187,13 @@ export function pendingResettlement(round: RoundForResettlement): string | null 
   const voided = round.status === 'voided';
   if (!voided && (!round.correctedAfterSettlement || round.outcome === null)) return null;
   const kind = voided ? 'void' : 'correction';
-  const owed = round.bets
-    .filter((state) => state.status === 'active')
-    .filter((state) => {
-      const now = paidNow(kind, state, round.outcome!, round.rules!);
-      const paid = paidSoFar(state);
-      return paid.payout !== now.payout || paid.commission !== now.commission;
-    });
+  const standing = round.bets.filter((state) => state.status === 'active');
+  const now = paidNow(kind, round, standing);
+  const owed = standing.filter((state) => {
+    const due = now.get(state.bet.betId)!;
+    const paid = paidSoFar(state);
+    return paid.payout !== due.payout || paid.commission !== due.commission;
+  });
   if (owed.length === 0) return null;
   return voided
     ? `the round was voided after it was settled; the resettlement that pays ${owed.length} bet(s) their stake back is not recorded yet`

@@ -4,13 +4,13 @@ import type { RecordedEvent } from '@croupier/eventstore';
 import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { verifyStreamChain } from './chain.js';
 import { describeEvent } from './describe.js';
-import { provenanceOf } from './parse.js';
+import { locationOf, provenanceOf } from './parse.js';
 import type { RoundAudit, TrailEntry } from './reports.js';
 import type { BetAdjustment, BetExamination, DealtCard } from './round-model.js';
 import { examineRound, type RoundExamination } from './round-examination.js';
 import { checkOperatorStakes } from './operator-wallet-check.js';
 import { checkDigest } from './digest-check.js';
-import { walkShoe, type ShoeWalk } from './shoe-walk.js';
+import { cardText, walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
 
 /** The events a round audit reads. */
@@ -319,6 +319,7 @@ function compareWithShoe(
   else if (commitment.status === 'skip')
     verdict.skip('commitment', commitment.detail ?? 'not checked');
   compareCards(examined, walk.rounds.get(examined.roundId)?.cards ?? [], verdict);
+  compareSeal(examined, walk, verdict);
   if (walk.order === null) {
     verdict.skip(
       'shuffle-order',
@@ -354,6 +355,50 @@ export function checkAgainstOrder(
   }
 }
 
+/**
+ * A round the shoe sealed for its void: the seal names exactly the cards the round dealt and
+ * its void discarded, and a void that discarded cards was sealed at the shoe (unless the shoe
+ * closed first, which seals every round).
+ */
+export function compareSeal(
+  examined: RoundExamination,
+  walk: Pick<ShoeWalk, 'seals' | 'closedAt'>,
+  verdict: VerdictBuilder,
+): void {
+  const seal = walk.seals.get(examined.roundId);
+  const recorded = [...examined.cards, ...(examined.discarded ?? [])].map((c) =>
+    cardText({ card: c.card, position: c.shoePosition, hand: c.hand }),
+  );
+  if (seal === undefined) {
+    if (examined.discarded === null || examined.discarded.length === 0 || walk.closedAt !== null)
+      return;
+    verdict.fail(
+      'streams-agree',
+      'STREAMS_DISAGREE',
+      {
+        stream: streams.round(examined.roundId),
+        revision: examined.discarded[0]!.revision,
+        type: 'RoundVoided',
+      },
+      'the void records cards from a seal the shoe never recorded',
+      { expected: 'RoundSealed', found: null },
+    );
+    return;
+  }
+  const named = seal.cards.map(cardText);
+  if (examined.status === 'voided' && named.join(' ') !== recorded.join(' ')) {
+    verdict.fail(
+      'streams-agree',
+      'STREAMS_DISAGREE',
+      locationOf(seal.at),
+      `the shoe sealed round ${examined.roundId} with [${named.join(' ')}]; the round records [${recorded.join(' ')}] (dealt, then discarded by its void)`,
+      { expected: named, found: recorded },
+    );
+  } else {
+    verdict.pass('streams-agree');
+  }
+}
+
 /** The round's cards must be the shoe's cards for it: same positions, cards and hands. */
 export function compareCards(
   examined: RoundExamination,
@@ -368,9 +413,11 @@ export function compareCards(
     verdict.findings.some(
       (f) => f.code === 'EVENT_EDITED' && f.stream === at && f.revision === String(revision),
     );
-  const count = Math.max(examined.cards.length, shoeCards.length);
+  // A round voided mid-deal records the cards it never dealt from the shoe's seal (ADR 0033).
+  const recorded = [...examined.cards, ...(examined.discarded ?? [])];
+  const count = Math.max(recorded.length, shoeCards.length);
   for (let index = 0; index < count; index++) {
-    const dealt = examined.cards[index];
+    const dealt = recorded[index];
     const drawn = shoeCards[index];
     const found = dealt === undefined ? null : `${dealt.card}@${dealt.shoePosition}→${dealt.hand}`;
     const expected = drawn === undefined ? null : `${drawn.card}@${drawn.position}→${drawn.hand}`;

@@ -42,6 +42,12 @@ export interface RoundExamination {
   readonly status: RoundStatus;
   readonly paused: boolean;
   readonly cards: readonly DealtCard[];
+  /**
+   * Cards the shoe drew for the round that it never dealt, as its void recorded them from the
+   * shoe's seal (RoundVoided.discarded, ADR 0033); null when the void recorded none (no deal had
+   * started) or the round is not voided. Their revision is the void's.
+   */
+  readonly discarded: readonly DealtCard[] | null;
   readonly corrections: readonly CardCorrection[];
   /** The rules re-evaluated from the cards, once they make a complete round. */
   readonly result: RoundResult | null;
@@ -64,6 +70,7 @@ const expected: Partial<Record<string, string>> = {
   BetPlaced: 'betting',
   BetsCleared: 'betting',
   BettingClosed: 'betting',
+  DealStarted: 'closed, deal not started',
   CardDealt: 'closed or dealing',
   RoundCompleted: 'dealt',
   RoundPaused: 'not finished, not paused',
@@ -93,6 +100,10 @@ export function examineRound(
   let opened: Opened | null = null;
   let status: RoundStatus = 'none';
   let paused = false;
+  /** DealStarted recorded (or a card dealt, in a round recorded before DealStarted existed). */
+  let dealStarted = false as boolean;
+  let discarded: DealtCard[] | null = null;
+  let voidedBy: RecordedEvent | null = null;
   const player: Card[] = [];
   const banker: Card[] = [];
   const cards: DealtCard[] = [];
@@ -103,6 +114,8 @@ export function examineRound(
   let result: RoundResult | null = null;
   let completed: Completed | null = null;
   let settledBy: RecordedEvent | null = null;
+  /** Its RoundSettled lists spots: paid spot by spot (earlier rounds chip by chip). */
+  let settledBySpot = true;
   let settlementId: string | null = null;
   let voidRefunded = false as boolean;
   /** A result corrected after the round was settled: settlement owes a resettlement by it. */
@@ -185,8 +198,12 @@ export function examineRound(
       case 'BettingClosed':
         status = 'closed';
         break;
+      case 'DealStarted':
+        dealStarted = true;
+        break;
       case 'CardDealt':
         dealCard(event.data, recorded);
+        dealStarted = true;
         break;
       case 'CardCorrected':
         correctCard(event.data, recorded);
@@ -203,6 +220,17 @@ export function examineRound(
         result = checkOutcome(player, banker, event.data, recorded, verdict);
         break;
       case 'RoundSettled':
+        // A voided round is never paid: voided before settlement, it is refunded (ADR 0033).
+        if (voidedBy !== null) {
+          verdict.fail(
+            'payouts',
+            'PAYOUT_MISMATCH',
+            at,
+            `the round is settled after it was voided (revision ${voidedBy.revision}): a voided round is refunded, never paid`,
+            { expected: 'BetsRefunded', found: 'RoundSettled' },
+          );
+          break;
+        }
         if (settledBy !== null) {
           verdict.fail(
             'payouts',
@@ -213,6 +241,7 @@ export function examineRound(
           break;
         }
         settledBy = recorded;
+        settledBySpot = event.data.spots !== undefined;
         settlementId = event.data.settlementId;
         checkSettlement(
           {
@@ -243,10 +272,50 @@ export function examineRound(
         if (event.data.reason === 'voided') voidRefunded = true;
         break;
       case 'RoundVoided':
+        if (status !== 'voided') {
+          voidedBy = recorded;
+          discarded = voidDiscards(event.data, recorded);
+        }
         status = 'voided';
         paused = false;
         break;
     }
+  }
+
+  /**
+   * The cards a void records from the shoe's seal: only a round whose deal started can have any,
+   * and none the round dealt itself. Named under streams-agree: they are the shoe's cards.
+   */
+  function voidDiscards(
+    data: Extract<RoundEvent, { type: 'RoundVoided' }>['data'],
+    recorded: RecordedEvent,
+  ): DealtCard[] | null {
+    if (data.discarded === undefined) return null;
+    const dealt = new Set(cards.map((c) => c.shoePosition));
+    const twice = data.discarded.filter((drawn) => dealt.has(drawn.position));
+    if (data.discarded.length > 0 && !dealStarted) {
+      verdict.fail(
+        'streams-agree',
+        'STREAMS_DISAGREE',
+        locationOf(recorded),
+        'the void records cards discarded from a deal that never started',
+        { expected: [], found: data.discarded.map((d) => d.card) },
+      );
+    } else if (twice.length > 0) {
+      verdict.fail(
+        'streams-agree',
+        'STREAMS_DISAGREE',
+        locationOf(recorded),
+        `the void records as discarded card(s) the round dealt: shoe position(s) ${twice.map((d) => d.position).join(', ')}`,
+      );
+    }
+    return data.discarded.map((drawn, index) => ({
+      index: cards.length + index,
+      hand: drawn.hand,
+      card: drawn.card,
+      shoePosition: drawn.position,
+      revision: String(recorded.revision),
+    }));
   }
 
   /** The round as a resettlement is checked against: the result the rules give, never the record. */
@@ -255,6 +324,7 @@ export function examineRound(
       status,
       settledAt: settledBy,
       correctedAfterSettlement,
+      bySpot: settledBySpot,
       rules: opened?.rules ?? null,
       outcome: result ?? outcomeNow(),
       bets: [...bets.values()],
@@ -334,6 +404,10 @@ export function examineRound(
       }
       case 'BettingClosed':
         return status !== 'betting' ? 'closes betting a second time, or too late' : whilePaused;
+      case 'DealStarted':
+        if (dealStarted) return 'starts the deal a second time';
+        if (status !== 'closed') return `was recorded in a ${status} round`;
+        return whilePaused;
       case 'CardDealt':
         // A card after the round was complete is named by the third-card rule.
         if (status === 'betting') return 'was recorded while betting was still open';
@@ -532,6 +606,7 @@ export function examineRound(
     status,
     paused,
     cards,
+    discarded,
     corrections,
     result,
     completed,

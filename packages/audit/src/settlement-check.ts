@@ -1,14 +1,71 @@
-import { settleBet, type RoundOutcome } from '@croupier/baccarat';
-import type { RoundEvent, RoundRules, RoundStatus, SettlementLine } from '@croupier/contracts';
+import { settleBet, settleChips, type BetSettlement, type RoundOutcome } from '@croupier/baccarat';
+import type {
+  RoundEvent,
+  RoundRules,
+  RoundStatus,
+  SettledSpot,
+  SettlementLine,
+} from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
 import type { BetState } from './round-model.js';
 import type { VerdictBuilder } from './verdict.js';
 
 /**
- * Settles every standing bet again with settleBet and the round's own rules, and compares each
- * recorded line field by field; the totals must be the sums of the lines. Records on each bet
- * its recorded line and the recomputed one.
+ * What the rules pay each standing bet (chip) under `outcome`, by bet id, and the spots: chips on
+ * one spot (player, bet type, banker mode, seat) are one stake, paid once on their total and
+ * shared over the chips (docs/rules.md "Spots"). A round settled before that (its RoundSettled
+ * lists no `spots`, `bySpot` false) is checked chip by chip, as it was paid.
+ */
+export function payoutsByRule(
+  standing: readonly BetState[],
+  outcome: RoundOutcome,
+  rules: RoundRules,
+  bySpot: boolean,
+): { chips: Map<string, BetSettlement>; spots: SettledSpot[] } {
+  if (!bySpot) {
+    const chips = new Map(
+      standing.map(({ bet }) => [
+        bet.betId,
+        settleBet(
+          { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
+          outcome,
+          rules,
+        ),
+      ]),
+    );
+    return { chips, spots: [] };
+  }
+  const settled = settleChips(
+    standing.map(({ bet }) => ({
+      betId: bet.betId,
+      playerId: bet.playerId,
+      spot: { type: bet.type, bankerMode: bet.bankerMode, seat: bet.seat },
+      amount: bet.amount,
+    })),
+    outcome,
+    rules,
+  );
+  return {
+    chips: new Map(settled.chips.map(({ chip, settlement }) => [chip.betId, settlement])),
+    spots: settled.spots.map(({ playerId, spot, stake, chips, settlement }) => ({
+      playerId,
+      type: spot.type,
+      bankerMode: spot.bankerMode,
+      seat: spot.seat,
+      stake,
+      result: settlement.result,
+      payout: settlement.payout,
+      commission: settlement.commission,
+      betIds: chips.map((chip) => chip.betId),
+    })),
+  };
+}
+
+/**
+ * Settles every standing bet again by the round's own rules, spot by spot (`payoutsByRule`), and
+ * compares each recorded line field by field, and each recorded spot; the totals must be the sums
+ * of the lines. Records on each bet its recorded line and the recomputed one.
  */
 export function checkSettlement(
   round: {
@@ -45,13 +102,11 @@ export function checkSettlement(
       );
     }
   }
+  const byRule = payoutsByRule(standing, outcome, rules, data.spots !== undefined);
+  if (data.spots !== undefined) checkSpots(byRule.spots, data.spots, at, verdict);
   for (const state of standing) {
     const { bet } = state;
-    const expected = settleBet(
-      { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-      outcome,
-      rules,
-    );
+    const expected = byRule.chips.get(bet.betId)!;
     state.expected = expected;
     state.paid = {
       result: expected.result,
@@ -110,6 +165,63 @@ export function checkSettlement(
     );
   }
   verdict.pass('payouts');
+}
+
+/** The recorded spots must be the spots the rules make of the standing bets, paid as they pay. */
+function checkSpots(
+  expected: readonly SettledSpot[],
+  recorded: readonly SettledSpot[],
+  at: ReturnType<typeof locationOf>,
+  verdict: VerdictBuilder,
+): void {
+  const keyOf = (spot: SettledSpot) => spot.betIds.join(',');
+  const found = new Map(recorded.map((spot) => [keyOf(spot), spot]));
+  for (const want of expected) {
+    const got = found.get(keyOf(want));
+    found.delete(keyOf(want));
+    const what = `spot ${want.type}${want.bankerMode === null ? '' : `/${want.bankerMode}`}${want.seat === null ? '' : ` seat ${want.seat}`} of ${want.playerId} (bets ${want.betIds.join(', ')})`;
+    if (got === undefined) {
+      verdict.fail(
+        'payouts',
+        'PAYOUT_MISMATCH',
+        at,
+        `${what} is not among the settlement's spots`,
+        {
+          expected: want,
+          found: null,
+        },
+      );
+      continue;
+    }
+    for (const field of [
+      'playerId',
+      'type',
+      'bankerMode',
+      'seat',
+      'stake',
+      'result',
+      'payout',
+      'commission',
+    ] as const) {
+      if (want[field] === got[field]) continue;
+      verdict.fail(
+        'payouts',
+        'PAYOUT_MISMATCH',
+        at,
+        `${what}: ${field} recomputed ${String(want[field])}, recorded ${String(got[field])}`,
+        { expected: want[field], found: got[field] },
+      );
+    }
+  }
+  for (const extra of found.values()) {
+    verdict.fail(
+      'payouts',
+      'PAYOUT_MISMATCH',
+      at,
+      `a settlement spot groups bets ${extra.betIds.join(', ')}, which are not one spot of standing bets`,
+      { expected: 'no spot', found: extra },
+    );
+  }
 }
 
 /**

@@ -5,7 +5,13 @@ import { checkAnchor, type AnchorEvidence } from './checkpoint.js';
 import { checkDigest } from './digest-check.js';
 import { locationOf } from './parse.js';
 import type { RoundSummary, ShoeReplay } from './reports.js';
-import { checkAgainstOrder, compareCards, finalOf, verifyWalletExcerpts } from './round-audit.js';
+import {
+  checkAgainstOrder,
+  compareCards,
+  compareSeal,
+  finalOf,
+  verifyWalletExcerpts,
+} from './round-audit.js';
 import { examineRound } from './round-examination.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
@@ -136,6 +142,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     corrections.push(...examined.corrections);
     checkRoundInShoe(roundId, roundNumber, events, examined.opened, walk, verdict);
     compareCards(examined, walk.rounds.get(roundId)?.cards ?? [], verdict);
+    compareSeal(examined, walk, verdict);
     if (walk.order !== null) checkAgainstOrder(examined, walk.order, verdict);
     for (const correction of examined.corrections) {
       const inShoe = walk.corrections.some(

@@ -42,6 +42,8 @@ export interface ShoeWalk {
   readonly burned: readonly { position: number; card: Card | null; shown: boolean }[];
   /** The cards handed to each round, in order. */
   readonly rounds: ReadonlyMap<string, { number: number; cards: ShoeCard[] }>;
+  /** Rounds the shoe sealed for their void (RoundSealed): the cards it named, and where. */
+  readonly seals: ReadonlyMap<string, { cards: readonly DrawnCard[]; at: RecordedEvent }>;
   readonly lastRoundDrawn: number;
   readonly cut: {
     readonly position: number;
@@ -82,6 +84,7 @@ export function walkShoe(
       order: null,
       burned: [],
       rounds: new Map(),
+      seals: new Map(),
       lastRoundDrawn: 0,
       cut: null,
       position: 0,
@@ -112,6 +115,7 @@ export function walkShoe(
   const totalCards = shuffled.decks * 52;
   const burned: { position: number; card: Card | null; shown: boolean }[] = [];
   const rounds = new Map<string, { number: number; cards: ShoeCard[] }>();
+  const seals = new Map<string, { cards: readonly DrawnCard[]; at: RecordedEvent }>();
   const seen = new Map<Card, number>();
   const corrections: CardCorrection[] = [];
   let position = 0;
@@ -249,6 +253,16 @@ export function walkShoe(
           );
         } else {
           verdict.pass('last-round');
+        }
+        const sealedAt = seals.get(d.roundId)?.at;
+        if (sealedAt !== undefined) {
+          verdict.fail(
+            'streams-agree',
+            'STREAMS_DISAGREE',
+            at,
+            `round ${d.roundId} drew cards after the shoe sealed it for its void (revision ${sealedAt.revision}): the round cannot record them`,
+            { expected: 'no card after RoundSealed', found: d.cards.length },
+          );
         }
         if (d.roundNumber < lastRoundDrawn) {
           verdict.fail(
@@ -415,6 +429,32 @@ export function walkShoe(
         }
         break;
       }
+      case 'RoundSealed': {
+        const d = event.data;
+        const drawn = (rounds.get(d.roundId)?.cards ?? []).map(cardText);
+        const named = d.cards.map(cardText);
+        if (seals.has(d.roundId)) {
+          verdict.fail(
+            'streams-agree',
+            'STREAMS_DISAGREE',
+            at,
+            `round ${d.roundId} is sealed a second time`,
+            { expected: 'one RoundSealed per round', found: 'two' },
+          );
+        } else if (named.join(' ') !== drawn.join(' ')) {
+          verdict.fail(
+            'streams-agree',
+            'STREAMS_DISAGREE',
+            at,
+            `the seal of round ${d.roundId} names [${named.join(' ')}], but the shoe drew [${drawn.join(' ')}] for it`,
+            { expected: drawn, found: named },
+          );
+        } else {
+          verdict.pass('streams-agree');
+        }
+        if (!seals.has(d.roundId)) seals.set(d.roundId, { cards: d.cards, at: recorded });
+        break;
+      }
       case 'ShoeClosed': {
         const d = event.data;
         if (index !== parsed.length - 1) {
@@ -523,12 +563,17 @@ export function walkShoe(
     order,
     burned,
     rounds,
+    seals,
     lastRoundDrawn,
     cut,
     position,
     corrections,
   };
 }
+
+/** A drawn card as findings name it: card, shoe position and hand. */
+export const cardText = (drawn: { card: Card; position: number; hand: string }): string =>
+  `${drawn.card}@${drawn.position}→${drawn.hand}`;
 
 /**
  * rng shoes: checks the revealed seed against the commitment and returns the order it gives;

@@ -25,6 +25,9 @@ export const SIGNIFICANT_EVENT_CATEGORIES = {
   PayoutAdjusted: 'balance-adjustment',
   AuthenticationFailed: 'failed-login',
   AuthenticationFailuresRecorded: 'failed-login',
+  // A message a consumer could not apply (ADR 0035): money owed and not paid until an operator
+  // fixes what refused it and asks for a retry.
+  MessageParked: 'parked-message',
 } as const;
 
 export type SignificantCategory =
@@ -44,6 +47,7 @@ export const significantEventSchema = z.object({
     'shoe-closed-early',
     'balance-adjustment',
     'failed-login',
+    'parked-message',
   ]),
   type: z.string(),
   tableId: z.string().nullable(),

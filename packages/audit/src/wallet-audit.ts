@@ -4,7 +4,9 @@ import {
   foldCommissionDebt,
   parseRoundId,
   PLAY_MONEY_CURRENCY,
+  shiftEndIdOf,
   streams,
+  tableClosed,
   walletEventSchema,
   type WalletEvent,
 } from '@croupier/contracts';
@@ -34,7 +36,7 @@ export interface WalletEvidence {
    * is listed with no events, so its movements are named as unjustified.
    */
   readonly rounds: ReadonlyMap<string, readonly RecordedEvent[]>;
-  /** The table streams its commission collections name (their DealerChanged), by table id. */
+  /** The table streams its commission collections name (their DealerChanged or TableClosed), by table id. */
   readonly tables: ReadonlyMap<string, readonly RecordedEvent[]>;
   /**
    * The shoe streams of those rounds, by shoe id: each round that justifies a movement is audited
@@ -313,7 +315,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
                 commissionDebtKey(event.data.tableId, event.data.shiftId, event.data.seat),
               ) ?? 0);
         foldCommissionDebt(owed, event);
-        checkCollection(recorded, event, due, evidence.tables, verdict, justifiedBy);
+        checkCollection(recorded, event, due, parsed, evidence.tables, verdict, justifiedBy);
         break;
       }
       default:
@@ -533,49 +535,78 @@ function checkCashier(
 }
 
 /**
- * Accrued commission is collected when a dealer change ends its shift: the DealerChanged it names
- * must be in the table's stream, end another shift than the collected one's successor, come
- * before the collection, and the amount must be what the wallet owed for that shift then.
+ * Accrued commission is collected when its shift ends: at a dealer change, or at the table's
+ * close, which ends its last shift (ADR 0008). The DealerChanged or TableClosed it names must be
+ * in the table's stream and come before the collection; a dealer change must end another shift
+ * than the collected one's successor; the amount must be what the wallet owed for that shift
+ * then. A collection after the close for a bet settled late names that bet, whose
+ * CommissionAccrued the wallet must hold before it.
  */
 function checkCollection(
   recorded: RecordedEvent,
   event: Extract<WalletEvent, { type: 'CommissionCollected' }>,
   due: number,
+  wallet: readonly { recorded: RecordedEvent; event: WalletEvent }[],
   tables: ReadonlyMap<string, readonly RecordedEvent[]>,
   verdict: VerdictBuilder,
   justifiedBy: Map<string, string>,
 ): void {
   const at = locationOf(recorded);
   const { tableId, shiftId, dealerChangeId, amount } = event.data;
-  const change = (tables.get(tableId) ?? []).find((e) => e.id === dealerChangeId);
+  const endId = shiftEndIdOf(event.data);
+  const endType = dealerChangeId === undefined ? 'TableClosed' : 'DealerChanged';
+  const end = (tables.get(tableId) ?? []).find((e) => e.id === endId);
   const parsed =
-    change === undefined ? null : dealerChanged.safeParse({ type: change.type, data: change.data });
-  if (change === undefined || parsed === null || !parsed.success) {
+    end === undefined
+      ? null
+      : endType === 'DealerChanged'
+        ? dealerChanged.safeParse({ type: end.type, data: end.data })
+        : tableClosed.safeParse({ type: end.type, data: end.data });
+  if (end === undefined || parsed === null || !parsed.success) {
     verdict.fail(
       'justified',
       'MOVEMENT_UNJUSTIFIED',
       at,
-      `CommissionCollected of ${amount} names dealer change ${dealerChangeId}, which ${streams.table(tableId)} does not hold`,
-      { expected: `a DealerChanged ${dealerChangeId}`, found: null },
+      `CommissionCollected of ${amount} names ${endType === 'DealerChanged' ? 'dealer change' : 'table close'} ${endId}, which ${streams.table(tableId)} does not hold`,
+      { expected: `a ${endType} ${endId}`, found: null },
     );
     return;
   }
-  if (parsed.data.data.shiftId === shiftId) {
+  if (parsed.data.type === 'DealerChanged' && parsed.data.data.shiftId === shiftId) {
     verdict.fail(
       'justified',
       'MOVEMENT_UNJUSTIFIED',
       at,
-      `CommissionCollected for shift ${shiftId}, which the dealer change it names (${label(change)}) starts rather than ends`,
+      `CommissionCollected for shift ${shiftId}, which the dealer change it names (${label(end)}) starts rather than ends`,
       { expected: 'an earlier shift', found: shiftId },
     );
   }
-  if (change.position > recorded.position) {
+  if (end.position > recorded.position) {
     verdict.fail(
       'justified',
       'POSITION_INVALID',
       at,
-      `commission is collected before the dealer change that ended the shift (${label(change)}): one of them was moved in the log or inserted after the fact`,
-      { expected: `a position after ${change.position}`, found: String(recorded.position) },
+      `commission is collected before the ${endType === 'DealerChanged' ? 'dealer change' : 'table close'} that ended the shift (${label(end)}): one of them was moved in the log or inserted after the fact`,
+      { expected: `a position after ${end.position}`, found: String(recorded.position) },
+    );
+  }
+  const { accrued } = event.data;
+  if (
+    accrued !== undefined &&
+    !wallet.some(
+      (other) =>
+        other.event.type === 'CommissionAccrued' &&
+        other.event.data.betId === accrued.betId &&
+        other.event.data.settlementId === accrued.settlementId &&
+        other.recorded.position < recorded.position,
+    )
+  ) {
+    verdict.fail(
+      'justified',
+      'MOVEMENT_UNJUSTIFIED',
+      at,
+      `CommissionCollected names bet ${accrued.betId} of settlement ${accrued.settlementId}, settled after the close, but the wallet holds no commission it accrued before`,
+      { expected: `a CommissionAccrued of bet ${accrued.betId}`, found: null },
     );
   }
   if (amount !== due) {
@@ -587,5 +618,5 @@ function checkCollection(
       { expected: due, found: amount },
     );
   }
-  justifiedBy.set(recorded.id, label(change));
+  justifiedBy.set(recorded.id, label(end));
 }

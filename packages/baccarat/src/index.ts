@@ -6,6 +6,7 @@ export * from './outcome.js';
 export * from './outcome-code.js';
 export * from './bets.js';
 export * from './settlement.js';
+export * from './spots.js';
 export * from './table.js';
 export * from './validation.js';
 export * from './shoe.js';

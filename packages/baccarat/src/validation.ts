@@ -1,5 +1,6 @@
 import { BANKER_MODES, isBetType, type BankerMode, type BetType } from './bets.js';
 import { isValidStake, largestPayout } from './settlement.js';
+import { spotKeyOf } from './spots.js';
 import type { TableRules } from './table.js';
 
 /** Stable codes of every reason a bet can be refused. */
@@ -48,9 +49,6 @@ export type BettingRules = Pick<
   TableRules,
   'bets' | 'playerBankerDifferenceLimit' | 'bankerModes' | 'seats' | 'tieOdds'
 >;
-
-/** A player's stakes already placed in the round, by bet type (minor units). */
-export type RoundStakes = Readonly<Partial<Record<BetType, number>>>;
 
 function describe(value: unknown): string {
   return typeof value === 'string' ? JSON.stringify(value) : String(value);
@@ -120,33 +118,69 @@ function validateOne(rules: BettingRules, roundNumber: number, bet: ProposedBet)
 }
 
 /**
- * Validates bets a player places together (one bet, or a rebet's set) against the table rules,
- * the round number in the shoe and what the player already staked this round. Limits apply to
- * the player's total per bet type after the bets; with a Player/Banker difference limit, the
- * `player` and `banker` maximum applies to the difference between those two totals instead.
- * Throws `BetRejectedError` with a stable code; returns the validated bets otherwise.
+ * Validates a change to a player's bets in a round: `added` (one bet, or a rebet's set; none for a
+ * removal) on top of the bets still `standing` after the change. Each added bet is judged alone
+ * (type, availability in round `roundNumber` of the shoe, amount, seat, banker mode); then the
+ * player's WHOLE resulting set is judged, so no change (place, remove one chip, rebet) can leave
+ * it invalid: every spot (docs/rules.md "Spots": chips on one bet type, banker mode and seat are
+ * one stake) at least the table minimum, every bet type's total at most the maximum, and with a
+ * Player/Banker difference limit the gap between the Player and Banker totals within it (that
+ * limit replaces the `player` and `banker` maximum). Throws `BetRejectedError` with a stable
+ * code; returns the added bets, validated, otherwise.
  */
 export function validateBets(
   rules: BettingRules,
   roundNumber: number,
-  existing: RoundStakes,
-  bets: readonly ProposedBet[],
+  standing: readonly StandingBet[],
+  added: readonly ProposedBet[],
 ): ValidBet[] {
-  const valid = bets.map((bet) => validateOne(rules, roundNumber, bet));
-  const totals: Partial<Record<BetType, number>> = { ...existing };
-  for (const bet of valid) totals[bet.type] = (totals[bet.type] ?? 0) + bet.amount;
+  const valid = added.map((bet) => validateOne(rules, roundNumber, bet));
+  validateBetSet(rules, roundNumber, [...standing, ...valid]);
+  return valid;
+}
 
-  const difference = rules.playerBankerDifferenceLimit;
-  for (const type of new Set(valid.map((bet) => bet.type))) {
-    const total = totals[type] ?? 0;
+/** A bet already on the round (or about to be): what the set rules read of it. */
+export interface StandingBet {
+  readonly type: BetType;
+  readonly amount: number;
+  readonly bankerMode?: BankerMode | null | undefined;
+  readonly seat: number | null;
+}
+
+/**
+ * Judges a player's whole set of bets in one round against the table rules (see
+ * `validateBets`); an empty set (every chip taken off) is valid. Throws `BetRejectedError`.
+ */
+export function validateBetSet(
+  rules: BettingRules,
+  roundNumber: number,
+  bets: readonly StandingBet[],
+): void {
+  const totals: Partial<Record<BetType, number>> = {};
+  const spots = new Map<string, { type: BetType; stake: number }>();
+  for (const bet of bets) {
+    const notOffered = notOfferedReason(rules, roundNumber, bet.type);
+    if (notOffered !== null) throw notOffered;
+    totals[bet.type] = (totals[bet.type] ?? 0) + bet.amount;
+    const key = spotKeyOf({ type: bet.type, bankerMode: bet.bankerMode ?? null, seat: bet.seat });
+    const spot = spots.get(key) ?? { type: bet.type, stake: 0 };
+    spot.stake += bet.amount;
+    spots.set(key, spot);
+  }
+
+  for (const { type, stake } of spots.values()) {
     const limit = rules.bets[type]!;
-    if (total < limit.min) {
+    if (stake < limit.min) {
       throw new BetRejectedError(
         'BET_BELOW_MIN',
-        `"${type}" total ${total} would be below the table minimum ${limit.min}`,
+        `"${type}" total ${stake} would be below the table minimum ${limit.min}`,
         'amount',
       );
     }
+  }
+  const difference = rules.playerBankerDifferenceLimit;
+  for (const [type, total] of Object.entries(totals) as [BetType, number][]) {
+    const limit = rules.bets[type]!;
     const hedged = difference !== null && (type === 'player' || type === 'banker');
     if (!hedged && total > limit.max) {
       throw new BetRejectedError(
@@ -165,7 +199,7 @@ export function validateBets(
       );
     }
   }
-  if (difference !== null && valid.some((bet) => bet.type === 'player' || bet.type === 'banker')) {
+  if (difference !== null) {
     const gap = Math.abs((totals.player ?? 0) - (totals.banker ?? 0));
     if (gap > difference) {
       throw new BetRejectedError(
@@ -175,5 +209,4 @@ export function validateBets(
       );
     }
   }
-  return valid;
 }

@@ -4,9 +4,10 @@ import {
   BetRejectedError,
   tableRulesProblems,
   validateBets,
+  validateBetSet,
   type BetRejectionCode,
   type ProposedBet,
-  type RoundStakes,
+  type StandingBet,
   type TableRules,
 } from '../src/index.js';
 
@@ -34,8 +35,8 @@ function rejection(
   {
     rules = RULES,
     round = 1,
-    existing = {},
-  }: { rules?: TableRules; round?: number; existing?: RoundStakes } = {},
+    existing = [],
+  }: { rules?: TableRules; round?: number; existing?: readonly StandingBet[] } = {},
 ): BetRejectionCode | 'accepted' {
   try {
     validateBets(rules, round, existing, bets);
@@ -48,7 +49,7 @@ function rejection(
 
 describe('bet validation', () => {
   it('accepts a valid bet and records the banker mode', () => {
-    expect(validateBets(RULES, 1, {}, [{ type: 'banker', amount: 500 }])).toEqual([
+    expect(validateBets(RULES, 1, [], [{ type: 'banker', amount: 500 }])).toEqual([
       { type: 'banker', amount: 500, bankerMode: 'commission', seat: null },
     ]);
   });
@@ -78,10 +79,16 @@ describe('bet validation', () => {
   });
 
   it("applies limits to the player's total on the bet in the round", () => {
-    expect(rejection([{ type: 'tie', amount: 600 }], { existing: { tie: 500 } })).toBe(
-      'BET_ABOVE_MAX',
-    );
-    expect(rejection([{ type: 'tie', amount: 50 }], { existing: { tie: 100 } })).toBe('accepted');
+    expect(
+      rejection([{ type: 'tie', amount: 600 }], {
+        existing: [{ type: 'tie', amount: 500, seat: null }],
+      }),
+    ).toBe('BET_ABOVE_MAX');
+    expect(
+      rejection([{ type: 'tie', amount: 50 }], {
+        existing: [{ type: 'tie', amount: 100, seat: null }],
+      }),
+    ).toBe('accepted');
   });
 
   it('applies the Player/Banker limit to the difference when the table says so', () => {
@@ -97,10 +104,42 @@ describe('bet validation', () => {
     expect(
       rejection([{ type: 'player', amount: 5_000 }], {
         rules: hedged,
-        existing: { banker: 12_000 },
+        existing: [{ type: 'banker', amount: 12_000, bankerMode: 'commission', seat: null }],
       }),
     ).toBe('accepted');
     expect(rejection(both, { rules: RULES })).toBe('BET_ABOVE_MAX');
+  });
+
+  it('judges the whole set a change leaves, removals included (issue 24)', () => {
+    const hedged = { ...RULES, playerBankerDifferenceLimit: 5_000 };
+    // Player 6,000 hedged by Banker 2,000 stands; without the Banker bet it would not.
+    const player = { type: 'player', amount: 6_000, seat: null } as const;
+    expect(() => {
+      validateBetSet(hedged, 1, [player]);
+    }).toThrow(expect.objectContaining({ code: 'BET_DIFFERENCE_LIMIT' }));
+    expect(() => {
+      validateBetSet(hedged, 1, [player, { ...player, type: 'banker', amount: 2_000 }]);
+    }).not.toThrow();
+    // A tie spot of 10 + 1 chips keeps its minimum only while the 10 stands.
+    const tie = { ...RULES, bets: { ...RULES.bets, tie: { min: 10, max: 1_000, maxRound: null } } };
+    expect(() => {
+      validateBetSet(tie, 1, [{ type: 'tie', amount: 1, seat: null }]);
+    }).toThrow(expect.objectContaining({ code: 'BET_BELOW_MIN' }));
+    expect(
+      rejection([{ type: 'tie', amount: 1 }], {
+        rules: tie,
+        existing: [{ type: 'tie', amount: 10, seat: null }],
+      }),
+    ).toBe('accepted');
+    // The minimum is per spot: two banker modes are two spots.
+    expect(
+      rejection([{ type: 'banker', amount: 50, bankerMode: 'no_commission' }], {
+        existing: [{ type: 'banker', amount: 500, bankerMode: 'commission', seat: null }],
+      }),
+    ).toBe('BET_BELOW_MIN');
+    expect(() => {
+      validateBetSet(RULES, 1, []);
+    }).not.toThrow();
   });
 
   it('requires a seat number on a seated table', () => {
@@ -127,7 +166,7 @@ describe('bet validation', () => {
 
   it('says which field was wrong', () => {
     try {
-      validateBets(RULES, 1, {}, [{ type: 'player', amount: -1 }]);
+      validateBets(RULES, 1, [], [{ type: 'player', amount: -1 }]);
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(BetRejectedError);

@@ -78,7 +78,7 @@ export const COMMANDS: readonly CommandEntry[] = [
   {
     name: 'bus',
     summary:
-      'the settlement bus (BullMQ on REDIS_URL, REDIS_PREFIX): list failed jobs, replay them into the queue',
+      'the settlement bus (BullMQ on REDIS_URL, REDIS_PREFIX): list failed jobs, replay them into the queue; list the parked messages and retry one (through the gateway)',
     load: async () => (await import('./commands/bus.js')).busCommand,
   },
 ];

@@ -45,6 +45,11 @@ const descriptions = {
       'The notary has recorded no checkpoint with this sequence number (or none yet: the first is recorded one CHECKPOINT_INTERVAL_MS after the first event).',
     example: 'no checkpoint 12: the last is 9',
   },
+  PARKED_MESSAGE_NOT_FOUND: {
+    meaning:
+      'No consumer ever parked a message with this id (`<consumer>.<messageId>`, as GET /v1/admin/parked-messages lists them).',
+    example: 'no parked message wallet-ledger.3f1c…: nothing was parked under that id',
+  },
   NOT_FOUND: {
     meaning: 'No route answers this method and path.',
     example: 'no route GET /v1/tabels',
@@ -99,6 +104,11 @@ const descriptions = {
     meaning: 'The round is settled or voided: nothing more can happen to it.',
     example: 'round baccarat-1.3.12 is settled',
   },
+  DEAL_IN_PROGRESS: {
+    meaning:
+      "The round's deal started while the void was decided: the shoe may have drawn cards for it, so the round is voided only with the cards the shoe sealed for it. Retry the void.",
+    example: 'the deal of round baccarat-1.3.12 is under way: seal it at the shoe before voiding',
+  },
   ROUND_NOT_DEALING: {
     meaning:
       'The round is not in the dealing phase the command needs: close betting before dealing, deal every card before confirming.',
@@ -126,6 +136,11 @@ const descriptions = {
       "The deployment runs in seamless mode (WALLET_MODE=seamless): the operator's own wallet holds every player's balance, and Croupier debits and credits it directly. Croupier's wallet holds no money, so nothing can be deposited into or withdrawn from it: move the money in the operator's wallet.",
     example:
       "deposits are refused in seamless mode: the operator's wallet holds the players' money",
+  },
+  NOT_PARKED: {
+    meaning:
+      'The message is not parked any more: it was applied after all, so there is nothing to retry. (A retry already asked for and not yet tried is not refused: asking again changes nothing.)',
+    example: 'wallet-ledger.3f1c… is not parked: it was applied after a retry',
   },
   INSUFFICIENT_FUNDS: {
     meaning: 'The available balance (balance less open stakes) does not cover the amount.',
@@ -158,7 +173,8 @@ const descriptions = {
     example: 'amount must be a positive integer number of minor units, got 12.5',
   },
   BET_BELOW_MIN: {
-    meaning: "The player's total on the bet type would be under the table minimum.",
+    meaning:
+      "The player's total on a spot (bet type, banker mode, seat) would be under the table minimum after the change: a bet placed, or a chip removed from the spot.",
     example: '"banker" total 50 would be below the table minimum 100',
   },
   BET_ABOVE_MAX: {
@@ -168,7 +184,7 @@ const descriptions = {
   },
   BET_DIFFERENCE_LIMIT: {
     meaning:
-      "The gap between the player's Player and Banker stakes would exceed the table's limit.",
+      "The gap between the player's Player and Banker stakes would exceed the table's limit after the change: a bet placed, or a chip removed from a hedge.",
     example:
       'the difference between Player (0) and Banker (300000) stakes would be 300000, over the limit 200000',
   },
@@ -198,6 +214,11 @@ const descriptions = {
     meaning:
       'A player deals their session round with no bets on it (003 deals a hand only for bets): bet, or rebet, first.',
     example: 'alice has no bets on round s-4f0c.1.1: bet, or rebet, before dealing',
+  },
+  BETS_ALREADY_PLACED: {
+    meaning:
+      "A rebet while the player has bets on the round: a rebet repeats the previous round's bets alone (003), so deal the bets already down, or clear them and rebet.",
+    example: 'alice has bets on round s-4f0c.1.2: deal them, or clear them before a rebet',
   },
   NO_PREVIOUS_BETS: {
     meaning: 'The player has no earlier bets at this table to repeat.',

@@ -11,6 +11,7 @@ export const ERROR_STATUS = {
   ROUND_NOT_FOUND: 404,
   WALLET_NOT_FOUND: 404,
   CHECKPOINT_NOT_FOUND: 404,
+  PARKED_MESSAGE_NOT_FOUND: 404,
   NOT_FOUND: 404,
   ALREADY_EXISTS: 409,
   /** The same bet (same bet id, same player and stake) submitted again: the first one stands. */
@@ -25,6 +26,7 @@ export const ERROR_STATUS = {
   ROUND_PAUSED: 409,
   ROUND_NOT_PAUSED: 409,
   ROUND_FINISHED: 409,
+  DEAL_IN_PROGRESS: 409,
   ROUND_NOT_DEALING: 409,
   SHOE_CLOSED: 409,
   SHOE_FINISHED: 409,
@@ -32,8 +34,11 @@ export const ERROR_STATUS = {
   WRONG_CARD_SOURCE: 409,
   SEAT_TAKEN: 409,
   NOT_SEATED: 409,
+  /** A rebet while the player has bets on the round: it repeats the previous round's bets alone. */
+  BETS_ALREADY_PLACED: 409,
   /** Seamless mode: the operator's wallet holds players' money, not Croupier's wallet. */
   HELD_BY_OPERATOR_WALLET: 409,
+  NOT_PARKED: 409,
   INSUFFICIENT_FUNDS: 422,
   BALANCE_LIMIT: 422,
   CURRENCY_MISMATCH: 422,

@@ -76,6 +76,11 @@ export const streams = {
   operatorWallet: (playerId: PlayerId) => `operator-wallet-${playerId}`,
   /** A player's play money (fun mode, ADR 0030): never `wallet-`, so nothing real reads it. */
   funWallet: (playerId: PlayerId) => `fun-wallet-${playerId}`,
+  /**
+   * A message a consumer set aside rather than retry forever (ADR 0035): `parked-<consumer>.<id>`.
+   * Consumer names have no dot, so the first dot ends it.
+   */
+  parked: (consumer: string, messageId: string) => `parked-${consumer}.${messageId}`,
 } as const;
 
 export const STREAM_PREFIXES = {
@@ -85,6 +90,7 @@ export const STREAM_PREFIXES = {
   wallet: 'wallet-',
   operatorWallet: 'operator-wallet-',
   funWallet: 'fun-wallet-',
+  parked: 'parked-',
 } as const;
 
 /** The id part of a stream name: `round-t1.2.3` -> `t1.2.3`. */

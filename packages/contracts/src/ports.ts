@@ -1,4 +1,5 @@
 import type { Card, Hand } from '@croupier/baccarat';
+import type { ErrorCode } from './errors.js';
 import type { Actor } from './events/metadata.js';
 import type { DrawnCard, ShoeCloseReason } from './events/shoe.js';
 import type { PlayerId, RoundId, ShoeId, TableId } from './ids.js';
@@ -77,6 +78,15 @@ export interface ShoePort {
     },
     context: CommandContext,
   ): Promise<DrawnCard>;
+  /**
+   * The shoe draws no more cards for the round (RoundSealed) and answers the cards it drew for
+   * it, in order: what a void of a round whose deal is under way records (ADR 0033). Sealing
+   * again answers the same cards; a closed shoe draws for no round and answers them as they are.
+   */
+  sealRound(
+    input: { shoeId: ShoeId; roundId: RoundId },
+    context: CommandContext,
+  ): Promise<DrawnCard[]>;
   /** The cards the shoe has handed to a round, in order. */
   roundCards(shoeId: ShoeId, roundId: RoundId): Promise<DrawnCard[]>;
   correctCard(
@@ -105,16 +115,31 @@ export interface StakeOf {
 }
 
 /**
+ * Why a wallet refused stakes: a refusal's code, message and details, as they cross a process
+ * boundary beside what the same call did debit (`DomainError` carries them within a process).
+ */
+export interface StakeRefusal {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+/**
  * The wallet as the bet workflow uses it. Every call names the round, the bet id and the amount it
  * acts on, and the wallet refuses a call that names another round or amount for an open stake:
  * a bet id can never be used to move the money of another bet.
  */
 export interface WalletPort {
   /**
-   * Debits the stakes of bets on one round, all or none. A stake already open for the same round
-   * and amount is a retry and is not debited again; a bet id open for another round or amount,
-   * or already closed, is ID_CONFLICT and nothing moves. On success every stake is open for this
-   * round; `debited` lists those this call debited (the others were debited by an earlier call).
+   * Debits the stakes of bets on one round. A stake already open for the same round and amount
+   * is a retry and is not debited again; a bet id open for another round or amount, or already
+   * closed, is ID_CONFLICT. `debited` lists the stakes this call debited (the others were
+   * debited by an earlier or a concurrent call, whose caller owns them). With `refusal` null
+   * every stake is open for this round. Otherwise some stake was refused, and `debited` may
+   * still list stakes that moved (an operator's wallet answers each stake on its own): the
+   * caller gives those back through their round, never directly, since a concurrent request
+   * for the same bet may have made one of them a bet meanwhile. A refusal before anything
+   * moved may also be thrown.
    */
   debitStakes(
     input: {
@@ -124,11 +149,13 @@ export interface WalletPort {
       stakes: readonly StakeOf[];
     },
     context: CommandContext,
-  ): Promise<{ debited: readonly StakeOf[] }>;
+  ): Promise<{ debited: readonly StakeOf[]; refusal: StakeRefusal | null }>;
   /**
    * Refunds a debited stake whose bet will not be settled, naming its round and amount: a stake
    * open for another round or amount is ID_CONFLICT and nothing moves. A stake not open (closed
-   * already, or never debited) is left alone: `refunded` is false.
+   * already, or never debited) is left alone: `refunded` is false. So is a stake refunded as
+   * `bet-rejected` or `orphaned-debit` that its round has not released (StakeReleased): the
+   * round may hold it as a bet, or take one under its id yet, and then only the round closes it.
    */
   refundStake(
     input: {

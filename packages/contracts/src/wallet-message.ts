@@ -111,7 +111,7 @@ export const walletMessageSchema = z
     settlementId: uuidSchema
       .nullable()
       .describe(
-        'The record that moved the money: the settlement (payout), the resettlement (adjustment), the settlement that accrued the commission, or the dealer change that collected it; null otherwise.',
+        "The record that moved the money: the settlement (payout), the resettlement (adjustment), the settlement that accrued the commission, or what ended the shift and so collected it (the dealer change, or the table's close); null otherwise.",
       ),
     shiftId: uuidSchema
       .nullable()

@@ -205,6 +205,10 @@ export async function paytablePageText(): Promise<string> {
     '`floor(stake × 0.95)` (the commission is the rest of the win, `floor(stake × 1) - floor(stake × 0.95)`).',
     'A push returns the stake; a loss returns nothing (a `payout` of 0 still closes the bet).',
     "A bet's cases are read top to bottom: the first that holds decides.",
+    "The stake is a spot's: a player's chips on one bet type, Banker mode and seat in a round are",
+    'one stake, paid as above on their total and rounded down once; each chip (bet) is paid its',
+    "share of the spot's payout, the floor of its proportional share with the minor units left over",
+    'one each to the earliest chips ([rules.md](rules.md), Spots; the spots are in `RoundSettled`).',
     '',
     ...(Object.keys(PRESETS) as PresetName[]).map((name) => presetSection(name, outcomes)),
   ].join('\n');

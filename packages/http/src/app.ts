@@ -205,11 +205,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }
     void parseJson(request, text, done);
   });
-  // Queries are strict: an unknown parameter is a 400 naming it, never silently ignored.
+  // Queries are strict: an unknown parameter is a 400 naming it, never silently ignored. So are
+  // bodies: a command that takes none (open a round, close betting, top up play money) refuses
+  // one with a field in it, naming the field, rather than ignore what the client meant by it.
   app.addHook('onRoute', (route) => {
     if (!isApiRoute(route.url)) return;
     const schema = (route.schema ??= {});
     schema.querystring ??= z.strictObject({});
+    if ([route.method].flat().some((method) => BODY_METHODS.has(method.toUpperCase())))
+      schema.body ??= NO_BODY;
     if (!isStrictObject(schema.querystring)) {
       throw new Error(
         `${String(route.method)} ${route.url}: its querystring schema must be a strict zod object`,
@@ -483,6 +487,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 }
 
 /** Routes of the API proper (not the documentation, the console or the probes). */
+/** The methods whose requests may carry a body. */
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * The body of a command that takes none: nothing (read as undefined, or null), or an empty JSON
+ * object, as some clients send; any field is a 400 naming it.
+ */
+const NO_BODY = z.strictObject({}).nullish();
+
 function isApiRoute(url: string): boolean {
   return url.startsWith('/v1/') || url.startsWith('/internal/') || url === '/metrics';
 }

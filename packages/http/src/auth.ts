@@ -5,6 +5,11 @@ import { DomainError, ROLES, type Actor, type Role } from '@croupier/contracts';
 export interface Principal {
   readonly id: string;
   readonly role: Role;
+  /**
+   * When the token it was read from expires (its `exp`, epoch seconds): set on every verified
+   * token. A response that outlives its request (a live feed) ends here.
+   */
+  readonly expiresAt?: number;
 }
 
 const ISSUER = 'croupier';
@@ -169,7 +174,8 @@ export class TokenAuthority {
         );
       }
       this.checkLifetime(payload.iat, payload.exp!, role as Role);
-      return { principal: { id: payload.sub, role: role as Role }, expiresAt: payload.exp! };
+      const expiresAt = payload.exp!;
+      return { principal: { id: payload.sub, role: role as Role, expiresAt }, expiresAt };
     } catch (error) {
       if (error instanceof DomainError) throw error;
       if (error instanceof joseErrors.JWTExpired)

@@ -88,6 +88,9 @@ export const problemJsonSchema = {
   },
 };
 
+/** The longest path parameter the router reads (fastify's `maxParamLength`, its default). */
+const MAX_PATH_SEGMENT = 100;
+
 const TITLES: Partial<Record<ErrorCode, string>> = {
   VALIDATION_ERROR: 'The request is not valid',
   UNAUTHENTICATED: 'Authentication is required',
@@ -108,6 +111,31 @@ const TRANSPORT_CODES: Partial<Record<number, ErrorCode>> = {
   429: 'RATE_LIMITED',
   431: 'HEADERS_TOO_LARGE',
 };
+
+/**
+ * The router's refusals of a URL it cannot read. Fastify's own messages quote the path, and a
+ * path can hold anything a client pasted into it (a whole token, for one): the problem says what
+ * was wrong without echoing it.
+ */
+const URL_REFUSALS: Readonly<Record<string, string>> = {
+  FST_ERR_MAX_PARAM_LENGTH: `a path parameter is longer than ${MAX_PATH_SEGMENT} characters: no id is that long`,
+  FST_ERR_BAD_URL: 'the path is not valid percent-encoding',
+};
+
+/**
+ * The problem's `instance`: the request's path and query, with credentials censored and any
+ * path segment longer than a parameter may be written `...` (it is never an id the API knows).
+ */
+function instanceOf(url: string): string {
+  const censored = withoutQueryCredentials(url);
+  const query = censored.indexOf('?');
+  const path = query < 0 ? censored : censored.slice(0, query);
+  const shortened = path
+    .split('/')
+    .map((segment) => (segment.length > MAX_PATH_SEGMENT ? '...' : segment))
+    .join('/');
+  return query < 0 ? shortened : `${shortened}${censored.slice(query)}`;
+}
 
 /** The problem's `title`: the same short summary for every occurrence of a code. */
 export function problemTitleOf(code: ErrorCode): string {
@@ -133,7 +161,7 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     status: ERROR_STATUS[code],
     code,
     detail,
-    instance: withoutQueryCredentials(request.url),
+    instance: instanceOf(request.url),
     correlationId: request.id,
     ...(errors === undefined ? {} : { errors }),
   });
@@ -202,7 +230,7 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
       code,
       code === 'UNSUPPORTED_MEDIA_TYPE'
         ? unsupportedMediaTypeDetail(request)
-        : (fastifyError.message ?? 'bad request'),
+        : (URL_REFUSALS[fastifyError.code ?? ''] ?? fastifyError.message ?? 'bad request'),
     );
     return { ...problem, status: fastifyError.statusCode };
   }

@@ -253,9 +253,15 @@ describe('tokens must expire, within a bounded lifetime, issued in the past', ()
     let clock = Date.parse('2026-03-01T10:00:00Z');
     const authority = new TokenAuthority(SECRET, {}, () => clock);
     const token = await authority.issue({ id: 'amy', role: 'player' }, '30m');
-    expect(await authority.verify(token)).toEqual({ id: 'amy', role: 'player' });
+    // The principal says when its token expires (a live feed ends then).
+    const amy = {
+      id: 'amy',
+      role: 'player',
+      expiresAt: Date.parse('2026-03-01T10:30:00Z') / 1_000,
+    };
+    expect(await authority.verify(token)).toEqual(amy);
     clock += 29 * 60_000;
-    expect(await authority.verify(token)).toEqual({ id: 'amy', role: 'player' });
+    expect(await authority.verify(token)).toEqual(amy);
     clock += 60_000; // at exp
     await expect(authority.verify(token)).rejects.toMatchObject({
       code: 'UNAUTHENTICATED',
@@ -294,6 +300,8 @@ describe('tokens must expire, within a bounded lifetime, issued in the past', ()
     await expect(authority.verify(await credentials.token())).resolves.toEqual({
       id: 'round-service',
       role: 'system',
+      // Renewed again at 70 minutes, half the second's life gone: it expires an hour later.
+      expiresAt: Date.parse('2026-03-01T12:10:00Z') / 1_000,
     });
   });
 });

@@ -7,6 +7,7 @@ import { settlementRoutes, walletRoutes } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
+import { parkedMessageRoutes } from './parked-routes.js';
 import { supervisionRoutes } from './supervision-routes.js';
 import { GatewayMetrics } from './metrics.js';
 import type { System } from './system.js';
@@ -31,6 +32,7 @@ export async function buildApp(
       subscriptions: () => system.runningSubscriptions,
       projections: system.projectionMetrics,
       commands: () => system.commands,
+      parked: system.parkedMessages,
     });
   const failedLogins = new FailedLoginLog(system.store, {
     windowMs: system.config.FAILED_LOGIN_WINDOW_MS,
@@ -71,6 +73,7 @@ export async function buildApp(
   walletRoutes(app, { wallets: system.wallets, funBalance: system.config.FUN_BALANCE });
   auditRoutes(app, system);
   supervisionRoutes(app, system);
+  parkedMessageRoutes(app, system);
   settlementRoutes(app, { store: system.store });
 
   app.get(

@@ -1,4 +1,4 @@
-import type { CommandHandler, ProjectionRunner } from '@croupier/application';
+import type { CommandHandler, ParkedMessages, ProjectionRunner } from '@croupier/application';
 import {
   openProjectionStorage,
   openSnapshotStorage,
@@ -15,7 +15,7 @@ import {
   type ProjectionMetrics,
 } from '@croupier/runtime';
 import { OUTBOX_SUBSCRIPTION } from '@croupier/settlement';
-import { Histogram, Registry } from 'prom-client';
+import { Gauge, Histogram, Registry } from 'prom-client';
 
 const APPEND_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
@@ -68,6 +68,8 @@ export interface GatewayMetricsSources {
   readonly projections?: ProjectionMetrics;
   /** The command handler whose state cache and snapshots are measured (ADR 0020, 0025). */
   readonly commands?: () => CommandHandler | null;
+  /** The messages consumers parked (ADR 0035), whichever process parked them. */
+  readonly parked?: ParkedMessages;
 }
 
 /**
@@ -80,6 +82,7 @@ export class GatewayMetrics {
   private readonly log: LogMetrics;
   private readonly subscriptions: SubscriptionMetrics;
   private readonly projections: ProjectionMetrics | null;
+  private readonly parked: { gauge: Gauge<'consumer'>; model: ParkedMessages } | null;
   /** Counts a refused bet request (pass as createHttpApp's `onProblem`). */
   readonly onProblem: RefusedBets['onProblem'];
 
@@ -93,11 +96,32 @@ export class GatewayMetrics {
     this.projections = sources.projections ?? null;
     this.projections?.registerOn(registry);
     if (sources.commands !== undefined) registerCommandMetrics(registry, sources.commands);
+    // From the read model, so it counts what every process parked and stays right across
+    // restarts: alert on any value above 0 (docs/operations.md, "Parked messages").
+    this.parked =
+      sources.parked === undefined
+        ? null
+        : {
+            model: sources.parked,
+            gauge: new Gauge({
+              name: 'croupier_parked_messages',
+              help: 'Messages a consumer could not apply and parked (ADR 0035), not yet resolved, by consumer',
+              labelNames: ['consumer'],
+              registers: [registry],
+            }),
+          };
   }
 
   /** Brings the gauges and log-derived counters up to date: call before each scrape. */
   async refresh(): Promise<void> {
     this.projections?.refresh();
-    await Promise.all([this.log.refresh(), this.subscriptions.refresh()]);
+    await Promise.all([this.log.refresh(), this.subscriptions.refresh(), this.refreshParked()]);
+  }
+
+  private async refreshParked(): Promise<void> {
+    if (this.parked === null) return;
+    const open = await this.parked.model.openByConsumer();
+    for (const [consumer, count] of Object.entries(open))
+      this.parked.gauge.set({ consumer }, count);
   }
 }

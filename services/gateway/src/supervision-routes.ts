@@ -1,5 +1,5 @@
 import { significantEventSchema } from '@croupier/audit';
-import type { HttpApp } from '@croupier/http';
+import { principalOf, type HttpApp } from '@croupier/http';
 import { faultLimitsOf } from '@croupier/round';
 import { z } from 'zod';
 import { SupervisionFeed, type FeedMessage } from './supervision-feed.js';
@@ -70,7 +70,7 @@ export function supervisionRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['supervision'],
         summary:
-          'Live feed for supervisors. With `Accept: text/event-stream`, server-sent events: `significant` events (id: the log position; send Last-Event-ID to resume after it, else the latest 50 come first) and `paused-rounds` (every paused round, sent first and whenever a round is paused, resumed or voided). Otherwise, JSON: what the stream would send first',
+          'Live feed for supervisors. With `Accept: text/event-stream`, server-sent events: `significant` events (id: the log position; send Last-Event-ID to resume after it, else the latest 50 come first) and `paused-rounds` (every paused round, sent first and whenever a round is paused, resumed or voided). The stream ends when the token expires, after a last `token-expired` event: reconnect with a fresh token and the last id seen. Otherwise, JSON: what the stream would send first',
         headers: z.object({ 'last-event-id': z.string().regex(/^\d+$/).optional() }),
         produces: ['text/event-stream', 'application/json'],
         response: {
@@ -105,11 +105,29 @@ export function supervisionRoutes(app: HttpApp, system: System): void {
       const heartbeat = setInterval(() => {
         if (stream.open) raw.write(': keep-alive\n\n');
       }, HEARTBEAT_MS);
+      // The token was checked once, at the request: the stream lives no longer than it does. At
+      // its `exp` the client is told why (`token-expired`) and the stream ends; it reconnects
+      // with a fresh token, sending the last id it saw.
+      const { expiresAt } = principalOf(request);
+      const expiry =
+        expiresAt === undefined
+          ? undefined
+          : setTimeout(
+              () => {
+                if (stream.open)
+                  raw.write(
+                    `event: token-expired\ndata: ${JSON.stringify({ expiredAt: new Date(expiresAt * 1_000).toISOString() })}\n\n`,
+                  );
+                end();
+              },
+              Math.max(0, expiresAt * 1_000 - Date.now()),
+            );
       let unlisten: () => void = () => undefined;
       const end = () => {
         if (!stream.open) return;
         stream.open = false;
         clearInterval(heartbeat);
+        clearTimeout(expiry);
         unlisten();
         streams.delete(end);
         raw.end();

@@ -1,4 +1,10 @@
-import { type CommandHandler, ProjectionRunner, systemContext } from '@croupier/application';
+import {
+  type CommandHandler,
+  ParkedMessages,
+  Parking,
+  ProjectionRunner,
+  systemContext,
+} from '@croupier/application';
 import { DomainError, presetConfig, type PresetName } from '@croupier/contracts';
 import type {
   EventStore,
@@ -29,6 +35,7 @@ import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
   CommissionLedger,
   consumeSettlements,
+  retryParkedSettlements,
   SeamlessMode,
   startCommissionCollector,
   startWalletOutbox,
@@ -114,12 +121,17 @@ export class System {
   readonly dealingWatch: DealingWatch;
   readonly watchdog: FaultWatchdog;
   readonly commissionLedger: CommissionLedger;
+  /** Where the consumers set aside what they cannot apply (ADR 0035), and the operators' list. */
+  readonly parking: Parking;
+  readonly parkedMessages: ParkedMessages;
   /** The game's figures /metrics serves (ADR 0011). */
   readonly gameFigures: GameFigures;
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
   readonly notary: Notary;
   private readonly subscriptions: Subscription[] = [];
+  /** The consumers' retries of parked messages (ADR 0035). */
+  private readonly retries: Subscription[] = [];
   private readonly dealers = new Map<string, AutoDealer>();
   private consumer: SettlementConsumer | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
@@ -154,6 +166,7 @@ export class System {
     this.pending = this.readModels.register(new PendingDebits(documents));
     this.dealingWatch = this.readModels.register(new DealingWatch(documents));
     this.gameFigures = this.readModels.register(new GameFigures(documents));
+    this.parkedMessages = this.readModels.register(new ParkedMessages(documents));
     // Every service of the process decides through one handler: one state cache (bounded,
     // STATE_CACHE_SIZE), snapshots (SNAPSHOT_EVERY, ADR 0025), and commands on one stream queued
     // one after another across services (ADR 0007).
@@ -161,6 +174,14 @@ export class System {
       this.readModels.noteAppended(position);
     });
     this.commands = this.processCommands.commands;
+    this.parking = new Parking(this.commands, {
+      onParked: (parked) => {
+        logger.error(
+          { consumer: parked.consumer, messageId: parked.messageId, code: parked.code },
+          `parked a message it cannot apply: ${parked.detail}`,
+        );
+      },
+    });
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
     this.wallets = new WalletService(this.commands, {
       maxBalance: config.WALLET_MAX_BALANCE,
@@ -176,6 +197,7 @@ export class System {
             storage: readModelStorage,
             logger,
             playMoney: this.wallets,
+            parking: this.parking,
             ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
           })
         : null;
@@ -251,18 +273,22 @@ export class System {
     if (this.seamless === null) {
       this.consumer = await consumeSettlements(this.bus, this.wallets, {
         concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
+        parking: this.parking,
       });
     }
     const report = (name: string) => (error: unknown) => {
       this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
     const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
+    // What a consumer cannot apply is parked, and the others go on (ADR 0035); each consumer's
+    // retries run beside it.
+    const parking = this.parking;
     this.subscriptions.push(
-      startSettlementReactor(this.commands, report('settlement'), settling),
+      startSettlementReactor(this.commands, report('settlement'), settling, parking),
       // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is
       // published to it. The operator's wallet gets its calls from the feed and the outbox.
       ...(this.seamless === null
-        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling)]
+        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling, parking)]
         : []),
       startCommissionCollector(
         this.store,
@@ -270,7 +296,22 @@ export class System {
         this.commissionLedger,
         this.wallets,
         report('commission-collector'),
+        parking,
       ),
+    );
+    this.retries.push(
+      parking.startEventRetries(this.store, 'settlement', report('parked-retries')),
+      parking.startEventRetries(
+        this.store,
+        'wallet-commission-collector',
+        report('parked-retries'),
+      ),
+      ...(this.seamless === null
+        ? [
+            parking.startEventRetries(this.store, 'settlement-outbox', report('parked-retries')),
+            retryParkedSettlements(this.store, parking, this.wallets, report('parked-retries')),
+          ]
+        : []),
     );
     if (this.seamless !== null) this.subscriptions.push(this.seamless.start());
     if (this.publicBus !== null)
@@ -377,6 +418,7 @@ export class System {
     this.dealers.clear();
     await this.seamless?.stop();
     await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
+    await Promise.all(this.retries.splice(0).map((subscription) => subscription.stop()));
     await this.consumer?.close();
     await this.readModels.stop();
     await this.bus.close();

@@ -8,12 +8,13 @@ import {
 
 /**
  * What a read model keeps of a wallet to add up its balance: the wallet's state as a JSON
- * document, without the deposit and withdrawal references (they only grow, and no balance
- * depends on them). Open stakes and commission owed are bounded by the bets and shifts open.
+ * document, without the deposit and withdrawal references and the refunded stakes (they only
+ * grow, and no balance depends on them). Open stakes and commission owed are bounded by the bets
+ * and shifts open.
  */
 export type WalletBalanceDocument = Omit<
   WalletState,
-  'references' | 'openStakes' | 'commissionOwed'
+  'references' | 'openStakes' | 'commissionOwed' | 'refundedStakes'
 > & {
   readonly openStakes: readonly (readonly [string, OpenStake])[];
   readonly commissionOwed: readonly (readonly [string, number])[];
@@ -27,10 +28,17 @@ const stateOf = (doc: WalletBalanceDocument | undefined): WalletState =>
         openStakes: new Map(doc.openStakes),
         commissionOwed: new Map(doc.commissionOwed),
         references: new Map(),
+        refundedStakes: new Set(),
       };
 
 const documentOf = (state: WalletState): WalletBalanceDocument => {
-  const { references: _references, openStakes, commissionOwed, ...rest } = state;
+  const {
+    references: _references,
+    refundedStakes: _refundedStakes,
+    openStakes,
+    commissionOwed,
+    ...rest
+  } = state;
   return { ...rest, openStakes: [...openStakes], commissionOwed: [...commissionOwed] };
 };
 

@@ -188,8 +188,12 @@ interface Line {
   commission: number;
   commissionMode: string;
 }
+interface Spot extends Omit<Line, 'betId' | 'commissionMode'> {
+  betIds: string[];
+}
 interface Settlement {
   lines: Line[];
+  spots?: Spot[];
   totals: { staked: number; paidOut: number; commission: number };
 }
 const settlementOf = (row: Row): Settlement => row.data as unknown as Settlement;
@@ -198,6 +202,8 @@ const settlementOf = (row: Row): Settlement => row.data as unknown as Settlement
 function addLine(row: Row, line: Line): void {
   const settlement = settlementOf(row);
   settlement.lines.push(line);
+  const { betId, commissionMode: _mode, ...spot } = line;
+  settlement.spots?.push({ ...spot, betIds: [betId] });
   settlement.totals.staked += line.stake;
   settlement.totals.paidOut += line.payout;
   settlement.totals.commission += line.commission;
@@ -597,12 +603,16 @@ describe('a shoe replay', () => {
         if (row.type === 'BetPlaced' && row.data['betId'] === line.betId)
           row.data['amount'] = stake;
         if (row.type !== 'RoundSettled') continue;
-        const { lines, totals } = settlementOf(row);
+        const { lines, spots, totals } = settlementOf(row);
         const own = lines.find((l) => l.betId === line.betId)!;
         totals.staked += stake - own.stake;
         totals.paidOut += paid.payout - own.payout;
         totals.commission += paid.commission - own.commission;
         Object.assign(own, { stake, payout: paid.payout, commission: paid.commission });
+        // The bet is the only chip on its spot: the spot is paid as the bet.
+        const spot = spots!.find((each) => each.betIds.includes(line.betId))!;
+        expect(spot.betIds).toEqual([line.betId]);
+        Object.assign(spot, { stake, payout: paid.payout, commission: paid.commission });
       }
       return rows;
     });

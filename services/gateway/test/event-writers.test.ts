@@ -2,12 +2,14 @@ import {
   eventTypesOf,
   notaryEventSchema,
   operatorWalletEventSchema,
+  parkedMessageEventSchema,
   roundEventSchema,
   securityEventSchema,
   shoeEventSchema,
   tableEventSchema,
   walletEventSchema,
 } from '@croupier/contracts';
+import { parkingAggregate } from '@croupier/application';
 import { roundAggregate, tableAggregate } from '@croupier/round';
 import { settlementAggregate } from '@croupier/settlement';
 import { shoeAggregate } from '@croupier/shoe';
@@ -23,6 +25,7 @@ const streamKinds = {
   wallet: eventTypesOf(walletEventSchema),
   notary: eventTypesOf(notaryEventSchema),
   operatorWallet: eventTypesOf(operatorWalletEventSchema),
+  parked: eventTypesOf(parkedMessageEventSchema),
 } as const;
 
 /** Every aggregate that decides, with the kind of stream it writes to. */
@@ -34,6 +37,7 @@ const writers = [
   { aggregate: walletAggregate, stream: 'wallet' },
   { aggregate: notaryAggregate, stream: 'notary' },
   { aggregate: operatorWalletAggregate, stream: 'operatorWallet' },
+  { aggregate: parkingAggregate, stream: 'parked' },
 ] as const;
 
 describe('one writer per event type (ADR 0014)', () => {

@@ -45,11 +45,11 @@ interface Frame {
 }
 
 /** Reads a feed's frames as they come; `next` waits for one that matches. */
-async function openFeed(role: string, lastEventId?: string) {
+async function openFeed(role: string, lastEventId?: string, token = tokens[role]!) {
   const controller = new AbortController();
   const response = await fetch(`${base}/v1/supervision/feed`, {
     headers: {
-      authorization: `Bearer ${tokens[role]!}`,
+      authorization: `Bearer ${token}`,
       accept: 'text/event-stream',
       ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }),
     },
@@ -84,6 +84,8 @@ async function openFeed(role: string, lastEventId?: string) {
   return {
     response,
     frames,
+    /** Resolves when the server ends the stream (or it is closed here). */
+    ended: reading,
     async next(match: (frame: Frame) => boolean, from = 0): Promise<Frame> {
       for (let waited = 0; waited < 200; waited++) {
         const found = frames.slice(from).find(match);
@@ -158,6 +160,21 @@ describe('the supervision feed', () => {
         again.frames.indexOf(frame) > again.frames.indexOf(voided),
     );
     await Promise.all([feed.close(), again.close()]);
+  });
+
+  it("ends the stream at the token's exp, with a last token-expired event", async () => {
+    // A token that expires in two seconds: the feed must not outlive it.
+    const exp = Math.floor(Date.now() / 1_000) + 2;
+    const token = await casino.system.tokens.issue({ id: 'sue', role: 'supervisor' }, exp);
+    const feed = await openFeed('supervisor', undefined, token);
+    expect(feed.response.status).toBe(200);
+    await feed.ended;
+    expect(feed.frames.at(-1)).toEqual({
+      id: null,
+      event: 'token-expired',
+      data: { expiredAt: new Date(exp * 1_000).toISOString() },
+    });
+    expect(feed.frames.filter((frame) => frame.event === 'token-expired')).toHaveLength(1);
   });
 
   it('lists the paused rounds on request too', async () => {

@@ -1,3 +1,4 @@
+import { Parking } from '@croupier/application';
 import { walletModeShape } from '@croupier/contracts';
 import { createSettlementBus } from '@croupier/messaging';
 import {
@@ -49,9 +50,26 @@ await runProcess('settlement', async (logger) => {
     logger.warn({ err: error, subscription: name }, 'subscription retrying');
   };
   const settling = { concurrentRounds: config.SETTLEMENT_CONCURRENCY };
+  // A round or record that cannot be handled is parked and the others go on (ADR 0035).
+  const parking = new Parking(commands, {
+    onParked: (parked) => {
+      logger.error(
+        { consumer: parked.consumer, messageId: parked.messageId, code: parked.code },
+        `parked a message it cannot apply: ${parked.detail}`,
+      );
+    },
+  });
   const subscriptions = [
-    startSettlementReactor(commands, report('settlement'), settling),
-    ...(bus === null ? [] : [startOutbox(store, bus, report('settlement-outbox'), settling)]),
+    startSettlementReactor(commands, report('settlement'), settling, parking),
+    ...(bus === null
+      ? []
+      : [startOutbox(store, bus, report('settlement-outbox'), settling, parking)]),
+  ];
+  const retries = [
+    parking.startEventRetries(store, 'settlement', report('parked-retries')),
+    ...(bus === null
+      ? []
+      : [parking.startEventRetries(store, 'settlement-outbox', report('parked-retries'))]),
   ];
   const registry = new Registry();
   registerCommandMetrics(registry, () => commands);
@@ -74,6 +92,7 @@ await runProcess('settlement', async (logger) => {
     stop: async () => {
       await app.close();
       await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await Promise.all(retries.map((subscription) => subscription.stop()));
       await bus?.close();
       await store.close();
     },

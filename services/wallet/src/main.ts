@@ -1,3 +1,4 @@
+import { Parking } from '@croupier/application';
 import { createSettlementBus, createWalletMessageBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
@@ -16,7 +17,7 @@ import {
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
-import { consumeSettlements } from './application/settlement-consumer.js';
+import { consumeSettlements, retryParkedSettlements } from './application/settlement-consumer.js';
 import { walletEnvironmentShape } from './application/balance-limits.js';
 import { startWalletOutbox } from './application/wallet-messages.js';
 import { walletConsumerShape } from './application/wallet-mode.js';
@@ -78,6 +79,15 @@ await runProcess('wallet', async (logger) => {
     maxBalance: config.WALLET_MAX_BALANCE,
     mode: config.WALLET_MODE,
   });
+  // A message that cannot be applied is parked and the others go on (ADR 0035).
+  const parking = new Parking(commands, {
+    onParked: (parked) => {
+      logger.error(
+        { consumer: parked.consumer, messageId: parked.messageId, code: parked.code },
+        `parked a message it cannot apply: ${parked.detail}`,
+      );
+    },
+  });
   // Seamless mode: the same pieces as in the one-process gateway; its owed calls are a read
   // model, registered before the models start.
   const seamless =
@@ -90,6 +100,7 @@ await runProcess('wallet', async (logger) => {
           storage: readModels.storage,
           logger,
           playMoney: wallets,
+          parking,
         })
       : null;
   await readModels.start();
@@ -114,10 +125,27 @@ await runProcess('wallet', async (logger) => {
   const consumer =
     bus === null
       ? null
-      : await consumeSettlements(bus, wallets, { concurrency: config.WALLET_CONSUMER_CONCURRENCY });
-  const collector = startCommissionCollector(store, readModels, ledger, wallets, (error) => {
-    logger.warn({ err: error }, 'commission collector retrying');
-  });
+      : await consumeSettlements(bus, wallets, {
+          concurrency: config.WALLET_CONSUMER_CONCURRENCY,
+          parking,
+        });
+  const collector = startCommissionCollector(
+    store,
+    readModels,
+    ledger,
+    wallets,
+    (error) => {
+      logger.warn({ err: error }, 'commission collector retrying');
+    },
+    parking,
+  );
+  const reportRetry = (error: unknown) => {
+    logger.warn({ err: error }, 'parked-message retries retrying');
+  };
+  const retries = [
+    parking.startEventRetries(store, 'wallet-commission-collector', reportRetry),
+    ...(bus === null ? [] : [retryParkedSettlements(store, parking, wallets, reportRetry)]),
+  ];
   // One active instance across the deployment's processes (a subscription's lease).
   const outbox =
     publicBus === null
@@ -160,6 +188,7 @@ await runProcess('wallet', async (logger) => {
       await consumer?.close();
       await seamless?.stop();
       await collector.stop();
+      await Promise.all(retries.map((subscription) => subscription.stop()));
       await outbox?.stop();
       await readModels.stop();
       await processCommands.close();

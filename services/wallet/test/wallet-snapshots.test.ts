@@ -102,7 +102,7 @@ const walletCommand = (playerId: string): fc.Arbitrary<WalletCommand> => {
       type: 'CollectCommission',
       tableId: 't1',
       currentShiftId: shifts[shift]!,
-      dealerChangeId: uuid('dealer-change', shift, Math.random()),
+      endedBy: { dealerChangeId: uuid('dealer-change', shift, Math.random()) },
     })),
   );
 };
@@ -163,6 +163,7 @@ describe('wallet snapshots (ADR 0025)', () => {
       currency: 'EUR',
       balance: 120,
       openStakes: new Map([[uuid('bet', 1), { roundId: 't1.1.1', amount: 30 }]]),
+      refundedStakes: new Set([uuid('bet', 2)]),
       references: new Map([['deposit:first', 150]]),
       commissionOwed: new Map([[`t1/${shifts[0]!}`, 4]]),
     };

@@ -7,3 +7,4 @@ export * from './wallet.js';
 export * from './security.js';
 export * from './notary.js';
 export * from './operator-wallet.js';
+export * from './parking.js';

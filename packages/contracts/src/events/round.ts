@@ -9,6 +9,7 @@ import {
   uuidSchema,
 } from '../ids.js';
 import { funMarkSchema } from '../play-money.js';
+import { drawnCardSchema } from './shoe.js';
 import { betLimitSchema, cardSourceSchema, currencySchema } from '../table-config.js';
 import {
   bankerModeSchema,
@@ -116,6 +117,17 @@ export const bettingClosed = eventSchema(
   z.object({ roundId: roundIdSchema }).strict(),
 );
 
+/**
+ * The round commits to its deal before the shoe draws a card for it (ADR 0033): recorded with the
+ * round's expected version, so a void decided before it stops the draw, and a void decided after
+ * it knows cards may be out and takes them from the shoe's seal (RoundVoided.discarded). An rng
+ * round records it once before its draw; a scanner round before its first card.
+ */
+export const dealStarted = eventSchema(
+  'DealStarted',
+  z.object({ roundId: roundIdSchema }).strict(),
+);
+
 export const cardDealt = eventSchema(
   'CardDealt',
   z
@@ -152,7 +164,19 @@ export const roundResumed = eventSchema(
 );
 export const roundVoided = eventSchema(
   'RoundVoided',
-  z.object({ roundId: roundIdSchema, reason }).strict(),
+  z
+    .object({
+      roundId: roundIdSchema,
+      reason,
+      /**
+       * A round voided while its deal was under way (DealStarted, not completed): the cards the
+       * shoe drew for it and the round never dealt, as the shoe sealed them (RoundSealed), so the
+       * round records every card the shoe handed it. Empty when it had dealt them all; absent
+       * when no deal had started (no card can have left the shoe for it).
+       */
+      discarded: z.array(drawnCardSchema).max(6).optional(),
+    })
+    .strict(),
 );
 
 export const handResultSchema = z
@@ -213,6 +237,29 @@ export const settlementLineSchema = z
   .strict();
 export type SettlementLine = z.infer<typeof settlementLineSchema>;
 
+/**
+ * One player's spot of a settled round (docs/rules.md "Spots"): the chips on one bet type, banker
+ * mode and seat, paid by the paytable once on their total and rounded down once. Each chip keeps
+ * its own line; the lines' payouts and commissions are the spot's shared over its chips and sum
+ * to it exactly.
+ */
+export const settledSpotSchema = z
+  .object({
+    playerId: playerIdSchema,
+    type: betTypeSchema,
+    bankerMode: bankerModeSchema.nullable(),
+    seat: z.number().int().min(1).max(9).nullable(),
+    /** The chips' total: the stake the paytable is applied to. */
+    stake: positiveMinorUnitsSchema,
+    result: z.enum(['win', 'lose', 'push']),
+    payout: minorUnitsSchema,
+    commission: minorUnitsSchema,
+    /** The chips (bets) on the spot, in the order they were placed; each has a line. */
+    betIds: z.array(uuidSchema).min(1),
+  })
+  .strict();
+export type SettledSpot = z.infer<typeof settledSpotSchema>;
+
 /** Where a round was played: carried by settlement records so their consumers need no lookup. */
 const roundPlaceShape = {
   roundId: roundIdSchema,
@@ -230,6 +277,11 @@ export const roundSettled = eventSchema(
       ...roundPlaceShape,
       settlementId: uuidSchema,
       lines: z.array(settlementLineSchema),
+      /**
+       * The spots the lines were paid by. Absent on rounds settled before chips on a spot were
+       * one stake: each of their lines was paid as a spot of its own.
+       */
+      spots: z.array(settledSpotSchema).optional(),
       totals: z
         .object({
           staked: minorUnitsSchema,
@@ -302,6 +354,7 @@ export const roundEventSchema = z.discriminatedUnion('type', [
   betsCleared,
   stakeReleased,
   bettingClosed,
+  dealStarted,
   cardDealt,
   roundCardCorrected,
   roundPaused,

@@ -88,6 +88,21 @@ export const cutCardReached = eventSchema(
     .strict(),
 );
 
+/**
+ * The shoe draws no more cards for this round (it is being voided mid-deal, ADR 0033), and names
+ * the cards it drew for it: the round's void records them. Drawing for a sealed round is refused.
+ */
+export const roundSealed = eventSchema(
+  'RoundSealed',
+  z
+    .object({
+      shoeId: shoeIdSchema,
+      roundId: roundIdSchema,
+      cards: z.array(drawnCardSchema).max(6),
+    })
+    .strict(),
+);
+
 export const digestEntrySchema = z
   .object({ stream: z.string(), revision: z.string().regex(/^\d+$/), hash: hex(32) })
   .strict();
@@ -128,6 +143,7 @@ export const shoeEventSchema = z.discriminatedUnion('type', [
   cardsDrawn,
   shoeCardCorrected,
   cutCardReached,
+  roundSealed,
   shoeClosed,
 ]);
 export type ShoeEvent = z.infer<typeof shoeEventSchema>;

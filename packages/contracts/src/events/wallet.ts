@@ -113,11 +113,46 @@ export const commissionCollected = eventSchema(
       /** The seat whose debt is collected (002); absent before seats were owned: the whole shift. */
       seat: z.number().int().min(1).max(9).optional(),
       amount: positiveMinorUnitsSchema,
-      /** The DealerChanged event that ended the shift. */
-      dealerChangeId: uuidSchema,
+      /** The DealerChanged event that ended the shift (ADR 0008). */
+      dealerChangeId: uuidSchema.optional(),
+      /**
+       * The TableClosed event that ended the shift: closing a table ends its last shift, and
+       * every earlier one whose commission arrived late (ADR 0008, addendum).
+       */
+      tableClosedId: uuidSchema.optional(),
+      /**
+       * Collected after the table closed, when a round settled after the close accrued it: the
+       * settled bet (its CommissionAccrued's settlement and bet). Absent otherwise.
+       */
+      accrued: z.object({ settlementId: uuidSchema, betId: uuidSchema }).strict().optional(),
     })
-    .strict(),
+    .strict()
+    .refine(
+      (data) => (data.dealerChangeId === undefined) !== (data.tableClosedId === undefined),
+      'names exactly one of dealerChangeId and tableClosedId: what ended the shift',
+    )
+    .refine(
+      (data) => data.accrued === undefined || data.tableClosedId !== undefined,
+      'accrued comes only with tableClosedId: a bet settled after the close',
+    ),
 );
+
+/**
+ * What ended the shifts a collection takes commission for: a dealer change, or the table's close
+ * (with the bet settled after it, when that bet's commission is collected on its own).
+ */
+export type ShiftEnd =
+  | { readonly dealerChangeId: string }
+  | {
+      readonly tableClosedId: string;
+      readonly accrued?: { readonly settlementId: string; readonly betId: string };
+    };
+
+/** The id of the event that ended the collected shift: its DealerChanged or its TableClosed. */
+export const shiftEndIdOf = (data: {
+  readonly dealerChangeId?: string | undefined;
+  readonly tableClosedId?: string | undefined;
+}): string => data.dealerChangeId ?? data.tableClosedId!;
 
 /**
  * A settled bet paid again after its round was resettled: `delta` is credited (or taken back,

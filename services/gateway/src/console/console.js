@@ -685,6 +685,9 @@ async function followFeed(/** @type {AbortSignal} */ signal) {
           } else if (fields.event === 'significant') {
             pit.events.unshift(JSON.parse(fields.data));
             drawEvents();
+          } else if (fields.event === 'token-expired') {
+            // The feed ends with the token: a fresh one reconnects after the last id seen.
+            say('Live feed: the token expired; sign in with a fresh one to follow it again', true);
           }
         }
       }

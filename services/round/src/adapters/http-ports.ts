@@ -57,6 +57,18 @@ export class HttpShoePort implements ShoePort {
     );
   }
 
+  sealRound(
+    input: Parameters<ShoePort['sealRound']>[0],
+    context: Parameters<ShoePort['sealRound']>[1],
+  ) {
+    return this.client.call<DrawnCard[]>(
+      'POST',
+      `/internal/v1/shoes/${input.shoeId}/rounds/${input.roundId}/seal`,
+      context,
+      {},
+    );
+  }
+
   roundCards(shoeId: string, roundId: string) {
     return this.client.call<DrawnCard[]>(
       'GET',

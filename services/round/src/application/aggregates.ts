@@ -26,6 +26,7 @@ export const roundAggregate: Aggregate<RoundCommand, RoundEvent, RoundState> = {
     'BetsCleared',
     'StakeReleased',
     'BettingClosed',
+    'DealStarted',
     'CardDealt',
     'CardCorrected',
     'RoundPaused',
@@ -56,6 +57,7 @@ function roundEventId(event: RoundEvent): string {
       return deterministicId(event.type, event.data.roundId, String(event.data.shoePosition));
     case 'RoundOpened':
     case 'BettingClosed':
+    case 'DealStarted':
     case 'RoundCompleted':
       return deterministicId(event.type, event.data.roundId);
     default:

@@ -103,7 +103,9 @@ export class AutoDealer {
     if (round.status === 'betting') {
       await this.sleep(this.options.bettingWindowMs);
       if (!this.isRunning()) return;
-      round = await this.rounds.closeBetting(round.roundId, context);
+      // Betting closes in the deal's first append (ADR 0033): one append fewer per round.
+      await this.rounds.deal(round.roundId, context, { closeBetting: true });
+      return;
     }
     if (round.status === 'closed' || round.status === 'dealing') {
       await this.rounds.deal(round.roundId, context);

@@ -15,6 +15,7 @@ import {
   type CommandContext,
   type RoundId,
   type StakeOf,
+  type StakeRefusal,
   type WalletPort,
 } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
@@ -30,7 +31,8 @@ import { handleRound, roundAggregate } from './aggregates.js';
  * The bet workflow: the one place where money moves for a bet before its round settles it.
  *
  *   1. validate   the round's decider judges the bets; if it refuses, nothing moves
- *   2. debit      the wallet debits each stake for this round, bet id and amount
+ *   2. debit      the wallet debits each stake for this round, bet id and amount; if it refuses
+ *                 some, those it did debit are released and refunded as in step 4
  *   3. place      the round records the bets (BetPlaced)
  *   4. release    if the round refused them, it records that it will never take those ids
  *                 (StakeReleased), and only then are their stakes refunded, to this round
@@ -39,9 +41,10 @@ import { handleRound, roundAggregate } from './aggregates.js';
  *
  * Each step names the round, the bet id and the amount, and the wallet refuses a step that names
  * another round or amount for an open stake. A compensation refunds only the stakes its own
- * request debited. A stake that became a bet is closed only by its round (settlement, void,
- * resettlement): step 4 releases no stake whose bet the round holds, and once released, no bet
- * can be placed under the id, so a refund and a bet can never both stand for one stake.
+ * request debited, and only through the round. A stake that became a bet is closed only by its
+ * round (settlement, void, resettlement): step 4 releases no stake whose bet the round holds,
+ * and once released, no bet can be placed under the id, so a refund and a bet can never both
+ * stand for one stake. The wallet refunds no stake before any bet unless its round released it.
  */
 export class BetWorkflow {
   constructor(
@@ -86,13 +89,23 @@ export class BetWorkflow {
     );
     // 2.
     let debited: readonly StakeOf[];
+    let refusal: StakeRefusal | null;
     try {
-      ({ debited } = await this.wallets.debitStakes(
+      ({ debited, refusal } = await this.wallets.debitStakes(
         { playerId, roundId, currency: state.currency, stakes },
         context,
       ));
     } catch (error) {
       throw namingBetIds(error, stakes);
+    }
+    if (refusal !== null) {
+      // Refused in part (an operator's wallet answers each stake on its own): what this request
+      // debited goes back as step 4 gives it back, through the round. A concurrent request for
+      // the same bet id shares the debit, and if it placed the bet meanwhile, the round keeps
+      // that stake for its bet and it is not refunded (ADR 0034).
+      if (debited.length > 0)
+        await this.release(roundId, playerId, state.currency, debited, 'bet-rejected', context);
+      throw namingBetIds(new DomainError(refusal.code, refusal.message, refusal.details), stakes);
     }
     // 3.
     try {

@@ -31,6 +31,10 @@ export interface WatchedRound {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/**
+ * DealStarted is not watched: a round waits for its first card from the close of betting (or
+ * its resume), whether its deal has started or not.
+ */
 const WATCHED = new Set([
   'RoundOpened',
   'BettingClosed',

@@ -1,5 +1,11 @@
 import { deterministicId, randomId, type CommandHandler } from '@croupier/application';
-import { isBetType, notOfferedReason, type BetRejectionCode, type Card } from '@croupier/baccarat';
+import {
+  notOfferedReason,
+  spotKeyOf,
+  spotsOf,
+  type BetRejectionCode,
+  type Card,
+} from '@croupier/baccarat';
 import {
   DomainError,
   parseRoundId,
@@ -22,6 +28,7 @@ import {
 } from '@croupier/contracts';
 import {
   activeBets,
+  dealUnderWay,
   nextScannedCard,
   requireCorrectable,
   requireTakesCards,
@@ -34,7 +41,7 @@ import { seatOf, type TableCommand, type TableState } from '../domain/table.deci
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
 import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
-import { requireMayDeal, requireMayPlay } from './session-rules.js';
+import { requireMayDeal, requireMayPlay, requireMayWatch } from './session-rules.js';
 import {
   isFinished,
   isSettled,
@@ -47,6 +54,9 @@ import {
   type OpenTable,
   type TableShoe,
 } from './shoe-lifecycle.js';
+
+/** A void meets a deal starting at most this many times before it gives up (DEAL_IN_PROGRESS). */
+const VOID_ATTEMPTS = 3;
 
 /** A bet as a client sends it; `betId` makes a retried request idempotent. */
 export interface BetInput {
@@ -157,9 +167,37 @@ export class RoundService {
     return (await this.table(tableId, { type: 'LeaveSeat', playerId }, context)).state;
   }
 
+  /**
+   * Closes the table: no round opens after it, and its last dealer shift ends (the commission
+   * owed there is collected, ADR 0008). A round still taking bets is voided and its bets
+   * refunded, as a closing session's is: no bet is taken on a closed table. A round whose
+   * betting closed is dealt and settled as usual. The round is voided before the close (a crash
+   * between leaves an open table, closed again by a retry) and looked at again after it, for a
+   * round another dealer opened in between.
+   */
   async closeTable(tableId: string, reason: string, context: CommandContext): Promise<TableState> {
+    await this.voidBettingRound(tableId, reason, context);
     const { state } = await this.table(tableId, { type: 'CloseTable', reason }, context);
+    await this.voidBettingRound(tableId, reason, context);
     return state;
+  }
+
+  /** Voids the table's latest round if it still takes bets (its bets are refunded). */
+  private async voidBettingRound(
+    tableId: string,
+    reason: string,
+    context: CommandContext,
+  ): Promise<void> {
+    const round = await this.currentRound(tableId);
+    if (round === null || round.status !== 'betting') return;
+    try {
+      const why = `table closed: ${reason}`;
+      // A void's reason is at most 500 characters, as the close's is.
+      await this.void(round.roundId, why.length <= 500 ? why : 'table closed', context);
+    } catch (error) {
+      // Betting closed (or the round was voided) meanwhile: it is no longer taking bets.
+      if (!(error instanceof DomainError)) throw error;
+    }
   }
 
   async getTable(tableId: string): Promise<TableState> {
@@ -195,6 +233,16 @@ export class RoundService {
     return state;
   }
 
+  /** The round as `viewer` may read it: a player reads no round of another player's session. */
+  async getRoundAs(
+    roundId: string,
+    viewer: { readonly id: string; readonly role: string },
+  ): Promise<RoundState> {
+    const round = await this.getRound(roundId);
+    requireMayWatch(await this.tableOfRound(roundId), viewer);
+    return round;
+  }
+
   /**
    * Opens the table's next round: in the current shoe, or round 1 of a new shoe once the current
    * one is finished (see nextRoundOf, where the shoe lifecycle's rules live).
@@ -228,12 +276,18 @@ export class RoundService {
    * when its source is rng, after the finished one is closed (see nextShoeOf).
    */
   async startShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    return this.replaceShoe(nextShoeOf(await this.tableShoe(tableId)), context);
+    const tableShoe = await this.tableShoe(tableId);
+    // A session's shoes are its owner's: it opens them as it deals, no dealer brings one.
+    requireMayDeal(tableShoe.table, context);
+    return this.replaceShoe(nextShoeOf(tableShoe), context);
   }
 
   /** Closes the table's current shoe early (operator), revealing its seed. */
   async closeCurrentShoe(tableId: string, context: CommandContext): Promise<ShoeSummary> {
-    const shoe = shoeToCloseOf(await this.tableShoe(tableId));
+    const tableShoe = await this.tableShoe(tableId);
+    // A session's shoe is closed by the session itself, as it deals or closes.
+    requireMayDeal(tableShoe.table, context);
+    const shoe = shoeToCloseOf(tableShoe);
     return this.shoes.closeShoe({ shoeId: shoe.shoeId, reason: 'operator' }, context);
   }
 
@@ -289,9 +343,13 @@ export class RoundService {
   }
 
   /**
-   * Repeats the player's bets of their previous round at this table, once or doubled. A bet this
-   * round no longer offers (a side bet past its max round) is left out and named in `dropped`;
-   * the others are placed. When none is left, the rebet is refused with the first one's reason.
+   * Repeats the player's spots of their previous round at this table (this session, for a
+   * session), once or doubled: one bet per spot, for the spot's total (chips stacked on a spot are
+   * one stake), from the seat the player sits at now. Its bet ids derive from the round, the
+   * player, the multiplier, the spot and the bets the player cleared, so a retried rebet is a
+   * double submit, never a second bet, and a rebet after clearing one is a new one. A spot this round no longer offers (a side bet past its max round) is left out and named
+   * in `dropped`; the others are placed. When none is left, the rebet is refused with the first
+   * one's reason; with bets already down it is refused BETS_ALREADY_PLACED (the round decider).
    */
   async rebet(
     roundId: string,
@@ -307,21 +365,30 @@ export class RoundService {
         `${playerId} has no earlier bets at this table to repeat`,
       );
     }
-    const kept: typeof previous.bets = [];
+    // The seat is left out of the spot: the rebet is placed from the seat the player has now.
+    const spots = spotsOf(
+      previous.bets.map((bet) => ({
+        betId: bet.betId,
+        playerId,
+        spot: { type: bet.type, bankerMode: bet.bankerMode, seat: null },
+        amount: bet.amount,
+      })),
+    );
+    const kept: typeof spots = [];
     const dropped: DroppedBet[] = [];
     let firstReason: Error | null = null;
-    for (const bet of previous.bets) {
+    for (const spot of spots) {
       const reason =
-        current.rules === null || !isBetType(bet.type)
+        current.rules === null
           ? null
-          : notOfferedReason(current.rules, current.number, bet.type);
-      if (reason === null) kept.push(bet);
+          : notOfferedReason(current.rules, current.number, spot.spot.type);
+      if (reason === null) kept.push(spot);
       else {
         firstReason ??= reason;
         dropped.push({
-          betId: bet.betId,
-          type: bet.type,
-          amount: bet.amount * multiplier,
+          betId: spot.chips[0]!.betId,
+          type: spot.spot.type,
+          amount: spot.stake * multiplier,
           code: reason.code,
           reason: reason.message,
         });
@@ -329,15 +396,26 @@ export class RoundService {
     }
     // Nothing left to place: refused as placing those bets is (as before any was dropped).
     if (firstReason !== null && kept.length === 0) throw firstReason;
+    // The player's bets cleared from this round so far name the attempt: a retry finds the same
+    // ids (a double submit), a rebet after clearing an earlier one gets ids of its own.
+    const cleared = [...current.bets.values()].filter(
+      (bet) => bet.playerId === playerId && bet.status === 'cleared',
+    ).length;
     const round = await this.placeBets(
       roundId,
       playerId,
-      kept.map((bet) => ({
-        type: bet.type,
-        amount: bet.amount * multiplier,
-        bankerMode: bet.bankerMode ?? undefined,
-        // From the seat the player sits at now (placeBets fills it in on a seated table).
-        betId: deterministicId('rebet', roundId, playerId, bet.betId),
+      kept.map(({ spot, stake }) => ({
+        type: spot.type,
+        amount: stake * multiplier,
+        bankerMode: spot.bankerMode ?? undefined,
+        betId: deterministicId(
+          'rebet',
+          roundId,
+          playerId,
+          String(multiplier),
+          spotKeyOf(spot),
+          String(cleared),
+        ),
       })),
       context,
       previous.roundId,
@@ -365,24 +443,42 @@ export class RoundService {
     return (await this.round(roundId, { type: 'CloseBetting' }, context)).state;
   }
 
-  /** Deals an rng round: the shoe draws its cards by the rules, the round records and completes. */
-  async deal(roundId: string, context: CommandContext): Promise<RoundState> {
+  /**
+   * Deals an rng round: the round commits to the deal, the shoe draws its cards by the rules, the
+   * round records them and completes. `closeBetting` closes betting in the deal's first append
+   * (the auto-dealer, a player's own deal) when it is still open.
+   */
+  async deal(
+    roundId: string,
+    context: CommandContext,
+    options: { readonly closeBetting?: boolean } = {},
+  ): Promise<RoundState> {
     requireMayDeal(await this.tableOfRound(roundId), context);
-    return this.dealRound(roundId, context);
+    return this.dealRound(roundId, context, options.closeBetting === true);
   }
 
-  private async dealRound(roundId: string, context: CommandContext): Promise<RoundState> {
-    // Refused before the shoe draws; asked of the round as this process last wrote it (a refusal
-    // is asked again on the round as read). The DealCards append confirms it with the round's
-    // version; only another process writing the game between the two could make it refuse the
-    // cards, as it could between a read and the append before (ADR 0022).
-    const round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
+  private async dealRound(
+    roundId: string,
+    context: CommandContext,
+    closeBetting = false,
+  ): Promise<RoundState> {
+    // Refused before anything is written; asked of the round as this process last wrote it (a
+    // refusal is asked again on the round as read, ADR 0022).
+    let round = await this.commands.ask(roundAggregate, streams.round(roundId), (current) => {
       if (current.status === 'none')
         throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
-      requireTakesCards(current, 'rng');
+      if (!(closeBetting && current.status === 'betting')) requireTakesCards(current, 'rng');
       return current;
     });
     if (round.status === 'completed') return round; // dealt already: a retried deal
+    // The round commits to the deal in its own stream, with its expected version, before the
+    // shoe draws (ADR 0033). Anything can land between the draw and the DealCards append below,
+    // a void from this very process included (its command waits on the round's queue, not on
+    // this deal): a void decided after DealStarted seals the round at the shoe first and records
+    // the cards it drew, so the cards are never out without the round recording them.
+    if (!round.dealStarted)
+      round = (await this.round(roundId, { type: 'StartDeal', closeBetting }, context)).state;
+    if (round.status === 'completed') return round;
     const cards = await this.shoes.drawRound(
       { shoeId: round.shoeId, roundId, roundNumber: round.number },
       context,
@@ -396,8 +492,13 @@ export class RoundService {
    * closed at once (voidOnExhaustedShoe): no card can ever come.
    */
   async postScannedCard(roundId: string, card: Card, context: CommandContext): Promise<RoundState> {
-    const round = await this.syncScannedCards(roundId, context);
+    let round = await this.syncScannedCards(roundId, context);
     // Refused before the shoe records the card (a voided round, for one, takes no more cards).
+    nextScannedCard(round);
+    // The first card: the round commits to its deal before the shoe records it (ADR 0033), so a
+    // void from then on takes the shoe's cards for the round with it.
+    if (!round.dealStarted)
+      round = (await this.round(roundId, { type: 'StartDeal' }, context)).state;
     const { hand, index } = nextScannedCard(round);
     let drawn: DrawnCard;
     try {
@@ -459,7 +560,7 @@ export class RoundService {
   }
 
   async void(roundId: string, reason: string, context: CommandContext): Promise<RoundState> {
-    return (await this.round(roundId, { type: 'VoidRound', reason }, context)).state;
+    return (await this.voidRound(roundId, { reason }, context)).state;
   }
 
   // --- faults (the seed's policy, 000: pause, notify, resume or void) ------------------------
@@ -490,12 +591,7 @@ export class RoundService {
     reason: string,
     context: CommandContext,
   ): Promise<boolean> {
-    const { events } = await this.round(
-      roundId,
-      { type: 'VoidRound', reason, pausedAs: { pauses } },
-      context,
-    );
-    return events.length > 0;
+    return (await this.voidRound(roundId, { reason, pausedAs: { pauses } }, context)).voided;
   }
 
   /**
@@ -567,10 +663,11 @@ export class RoundService {
   }
 
   /**
-   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous bets repeated if
+   * The owner deals their round (003's Deal, Rebet, Rebet x2): the previous spots repeated if
    * asked, betting closed, the cards drawn. A round dealt already is answered as it is, so the
    * request can be retried; a repeated rebet finds its bets placed (their ids derive from the
-   * previous ones) and places nothing twice.
+   * round and the spots) and places nothing twice. A rebet with other bets down is refused
+   * (BETS_ALREADY_PLACED), before anything moves.
    */
   async dealAsPlayer(
     roundId: string,
@@ -594,9 +691,8 @@ export class RoundService {
           'NO_BETS_TO_DEAL',
           `${playerId} has no bets on round ${roundId}: bet, or rebet, before dealing`,
         );
-      await this.closeBetting(roundId, context);
     }
-    return this.deal(roundId, context);
+    return this.deal(roundId, context, { closeBetting: true });
   }
 
   /**
@@ -630,6 +726,43 @@ export class RoundService {
   }
 
   // --- internals ----------------------------------------------------------------------------
+
+  /**
+   * Every void goes through here. A round whose deal is under way may hold cards the shoe drew
+   * and the round has not recorded yet: the shoe seals the round first (it draws no more for it)
+   * and the void records the cards it sealed, in the round's own append (ADR 0033). A deal that
+   * starts between the read and the void's append makes the decider refuse DEAL_IN_PROGRESS:
+   * read again, seal, void.
+   */
+  private async voidRound(
+    roundId: string,
+    order: { readonly reason: string; readonly pausedAs?: { readonly pauses: number } },
+    context: CommandContext,
+  ): Promise<{ state: RoundState; voided: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      const round = await this.getRound(roundId);
+      let sealed: DrawnCard[] | undefined;
+      if (dealUnderWay(round)) {
+        // The watchdog voids only the pause it saw; once sealed, the round can only be voided.
+        const { pausedAs } = order;
+        if (pausedAs !== undefined && !(round.paused && round.pauses === pausedAs.pauses))
+          return { state: round, voided: false };
+        sealed = await this.shoes.sealRound({ shoeId: round.shoeId, roundId }, context);
+      }
+      const command: RoundCommand = {
+        type: 'VoidRound',
+        ...order,
+        ...(sealed === undefined ? {} : { sealed }),
+      };
+      try {
+        const { state, events } = await this.round(roundId, command, context);
+        return { state, voided: events.length > 0 };
+      } catch (error) {
+        const dealing = error instanceof DomainError && error.code === 'DEAL_IN_PROGRESS';
+        if (!dealing || attempt >= VOID_ATTEMPTS) throw error;
+      }
+    }
+  }
 
   /**
    * What the shoe lifecycle decides on: the table, its latest shoe and that shoe's latest round.

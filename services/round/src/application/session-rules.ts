@@ -29,8 +29,22 @@ export function requireMayDeal(table: TableState | null, context: CommandContext
     return;
   }
   if (actor.role !== 'player' || actor.id !== session.ownerId)
+    // Not named: a refusal never tells one player who another is.
     throw new DomainError(
       'FORBIDDEN',
-      `table ${table!.tableId} is ${session.ownerId}'s session: only its owner deals it`,
+      `table ${table!.tableId} is a player's session: only its owner deals it`,
     );
+}
+
+/**
+ * Refuses a player reading a round of another player's session: a session is its owner's, as
+ * GET /v1/sessions/:sessionId is. Staff read every round.
+ */
+export function requireMayWatch(
+  table: TableState | null,
+  viewer: { readonly id: string; readonly role: string },
+): void {
+  const session = table?.session ?? null;
+  if (session !== null && viewer.role === 'player' && viewer.id !== session.ownerId)
+    throw new DomainError('FORBIDDEN', `table ${table!.tableId} is another player's session`);
 }

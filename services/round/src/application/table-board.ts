@@ -76,6 +76,7 @@ function resultOf(
   };
 }
 
+/** DealStarted changes nothing the board shows: the round stays `closed` until its first card. */
 const ROUND_EVENTS = new Set([
   'RoundOpened',
   'BetPlaced',

@@ -1,4 +1,4 @@
-import type { RoundEvent, RoundRules } from '@croupier/contracts';
+import type { DrawnCard, RoundEvent, RoundRules } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
 import { roundDecider, type RoundCommand } from './round.decider.js';
@@ -56,6 +56,7 @@ const placed = (
   },
 });
 const closed: RoundEvent = { type: 'BettingClosed', data: { roundId: ROUND } };
+const started: RoundEvent = { type: 'DealStarted', data: { roundId: ROUND } };
 const place = (
   bets: { betId: string; type: string; amount: unknown }[],
   playerId = 'alice',
@@ -65,15 +66,13 @@ const place = (
   bets,
   rebetOf: null,
 });
-const natural: RoundCommand = {
-  type: 'DealCards',
-  cards: [
-    { position: 10, card: '9C', hand: 'player' },
-    { position: 11, card: '2D', hand: 'banker' },
-    { position: 12, card: 'KH', hand: 'player' },
-    { position: 13, card: '3S', hand: 'banker' },
-  ],
-};
+const naturalCards: DrawnCard[] = [
+  { position: 10, card: '9C', hand: 'player' },
+  { position: 11, card: '2D', hand: 'banker' },
+  { position: 12, card: 'KH', hand: 'player' },
+  { position: 13, card: '3S', hand: 'banker' },
+];
+const natural: RoundCommand = { type: 'DealCards', cards: naturalCards };
 
 const released = (betId: string, amount: number, playerId = 'alice'): RoundEvent => ({
   type: 'StakeReleased',
@@ -226,6 +225,74 @@ describe('round decider', () => {
       ]);
   });
 
+  it('refuses to remove a chip when the bets left would break a limit (issue 24)', () => {
+    const BET_C = '00000000-0000-4000-8000-00000000000c';
+    const hedged = opened({ rules: { ...RULES, playerBankerDifferenceLimit: 5_000 } });
+    // Player 6,000 stands only hedged by Banker 2,000: taking the Banker bet off would deal an
+    // unhedged 6,000 past the limit.
+    spec
+      .given([hedged, placed(BET_A, 'player', 6_000), placed(BET_B, 'banker', 2_000)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .thenThrows({ code: 'BET_DIFFERENCE_LIMIT', details: { field: 'amount' } });
+    // A tie spot of 100 + 10: without the 100 chip the spot is under its minimum.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100), placed(BET_B, 'tie', 10)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_A] })
+      .thenThrows({ code: 'BET_BELOW_MIN' });
+    // The 10 chip may go, and so may everything.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100), placed(BET_B, 'tie', 10)])
+      .when({ type: 'ClearBets', playerId: 'alice', betIds: [BET_B] })
+      .then([
+        { type: 'BetsCleared', data: { roundId: ROUND, playerId: 'alice', betIds: [BET_B] } },
+      ]);
+    spec
+      .given([hedged, placed(BET_A, 'player', 6_000), placed(BET_B, 'banker', 2_000)])
+      .when({ type: 'ClearBets', playerId: 'alice' })
+      .then([
+        {
+          type: 'BetsCleared',
+          data: { roundId: ROUND, playerId: 'alice', betIds: [BET_A, BET_B] },
+        },
+      ]);
+    // A chip placed below the minimum on a spot that holds the minimum is fine; alone it is not.
+    spec
+      .given([opened(), placed(BET_A, 'tie', 100)])
+      .when(place([{ betId: BET_C, type: 'tie', amount: 10 }]))
+      .then([placed(BET_C, 'tie', 10)]);
+    spec
+      .given([opened()])
+      .when(place([{ betId: BET_C, type: 'tie', amount: 10 }]))
+      .thenThrows({ code: 'BET_BELOW_MIN' });
+  });
+
+  it('refuses a rebet on top of bets already down, yet answers a retried rebet as a double submit', () => {
+    const rebet = (bets: { betId: string; type: string; amount: number }[]): RoundCommand => ({
+      type: 'PlaceBets',
+      playerId: 'alice',
+      bets,
+      rebetOf: 't1.1.0',
+    });
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100)])
+      .when(rebet([{ betId: BET_B, type: 'player', amount: 200 }]))
+      .thenThrows({ code: 'BETS_ALREADY_PLACED' });
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100)])
+      .when(rebet([{ betId: BET_A, type: 'banker', amount: 100 }]))
+      .thenThrows({ code: 'DUPLICATE_BET' });
+    // Another player's bets are no obstacle.
+    spec
+      .given([opened(), placed(BET_A, 'banker', 100, 'bob')])
+      .when(rebet([{ betId: BET_B, type: 'player', amount: 200 }]))
+      .then([
+        {
+          ...placed(BET_B, 'player', 200),
+          data: { ...placed(BET_B, 'player', 200).data, rebetOf: 't1.1.0' },
+        } as RoundEvent,
+      ]);
+  });
+
   it('refuses to remove a bet that is not the player’s standing bet', () => {
     const cleared: RoundEvent = {
       type: 'BetsCleared',
@@ -242,7 +309,7 @@ describe('round decider', () => {
   });
 
   it('deals an rng round and completes it in the same step', () => {
-    const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    const events = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
     expect(events.map((e) => e.type)).toEqual([
       'CardDealt',
       'CardDealt',
@@ -263,17 +330,19 @@ describe('round decider', () => {
 
   it('refuses cards out of the third-card order', () => {
     spec
-      .given([opened(), closed])
+      .given([opened(), closed, started])
       .when({ type: 'DealCards', cards: [{ position: 10, card: '9C', hand: 'banker' }] })
       .thenThrows({ code: 'INVALID_DEAL' });
     spec.given([opened()]).when(natural).thenThrows({ code: 'ROUND_NOT_DEALING' });
+    // The shoe draws only for a round that committed to its deal first (ADR 0033).
+    spec.given([opened(), closed]).when(natural).thenThrows({ code: 'ROUND_NOT_DEALING' });
   });
 
   it('waits for a scanned round to be confirmed, and lets a supervisor correct a card first', () => {
     const scanner = opened({ cardSource: 'scanner' });
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     expect(dealt.map((e) => e.type)).toEqual(['CardDealt', 'CardDealt', 'CardDealt', 'CardDealt']);
-    const history = [scanner, closed, ...dealt];
+    const history = [scanner, closed, started, ...dealt];
     // 9C misread: it was 5C, so Player 5 must now draw: the correction is consistent, dealing goes on.
     spec
       .given(history)
@@ -309,11 +378,11 @@ describe('round decider', () => {
           { position: 14, card: '4S', hand: 'player' },
         ],
       },
-      spec.stateAfter([scanner, closed]),
+      spec.stateAfter([scanner, closed, started]),
     );
     // With a 9C first the Player has a natural: no third card should have been dealt.
     spec
-      .given([scanner, closed, ...dealt])
+      .given([scanner, closed, started, ...dealt])
       .when({ type: 'CorrectCard', shoePosition: 10, card: '5C', reason: 'misread' })
       .thenThrows({ code: 'INVALID_CORRECTION' });
   });
@@ -329,27 +398,27 @@ describe('round decider', () => {
       .given([opened()])
       .when({ type: 'VoidRound', reason: 'table fault' })
       .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'table fault' } }]);
-    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed]));
+    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
     // A completed round can still be voided: settlement then resettles every bet to its stake.
     spec
-      .given([opened(), closed, ...completed])
+      .given([opened(), closed, started, ...completed])
       .when({ type: 'VoidRound', reason: 'late' })
       .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } }]);
     const voided = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'late' } } as const;
     spec
-      .given([opened(), closed, ...completed, voided])
+      .given([opened(), closed, started, ...completed, voided])
       .when({ type: 'VoidRound', reason: 'again' })
       .then([]);
   });
 
   it('corrects a card of a completed round only if the round stays complete, and corrects its result', () => {
     const scanner = opened({ cardSource: 'scanner' });
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     const confirmed = roundDecider.decide(
       { type: 'ConfirmResult' },
-      spec.stateAfter([scanner, closed, ...dealt]),
+      spec.stateAfter([scanner, closed, started, ...dealt]),
     );
-    const history = [scanner, closed, ...dealt, ...confirmed];
+    const history = [scanner, closed, started, ...dealt, ...confirmed];
     // Banker's second card 3S read as 7S: Banker 9 ties Player 9.
     const [correctedCard, corrected] = roundDecider.decide(
       { type: 'CorrectCard', shoePosition: 13, card: '7S', reason: 'video review' },
@@ -384,27 +453,27 @@ describe('round decider', () => {
       { type: 'RoundPaused', data: { roundId: ROUND, reason: 'dealing stalled' } },
     ] as const;
     spec
-      .given([scanner, closed])
+      .given([scanner, closed, started])
       .when(stall(0, 0))
       .then([...pausedNow]);
     spec
-      .given([scanner, closed, card])
+      .given([scanner, closed, started, card])
       .when(stall(1, 0))
       .then([...pausedNow]);
     // A card came after the watchdog looked.
-    spec.given([scanner, closed, card]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, card]).when(stall(0, 0)).then([]);
     // Another watchdog paused first, or a supervisor paused and resumed since.
-    spec.given([scanner, closed, paused]).when(stall(0, 0)).then([]);
-    spec.given([scanner, closed, paused, resumed]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, paused]).when(stall(0, 0)).then([]);
+    spec.given([scanner, closed, started, paused, resumed]).when(stall(0, 0)).then([]);
     spec
-      .given([scanner, closed, paused, resumed])
+      .given([scanner, closed, started, paused, resumed])
       .when(stall(0, 1))
       .then([...pausedNow]);
     // Still betting, or every card in: not waiting for a card.
     spec.given([scanner]).when(stall(0, 0)).then([]);
-    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed]));
+    const dealt = roundDecider.decide(natural, spec.stateAfter([scanner, closed, started]));
     spec
-      .given([scanner, closed, ...dealt])
+      .given([scanner, closed, started, ...dealt])
       .when(stall(dealt.length, 0))
       .then([]);
   });
@@ -431,5 +500,75 @@ describe('round decider', () => {
       .when(voidPaused(2))
       .then([...voided]);
     spec.given([opened(), closed]).when(voidPaused(0)).then([]);
+  });
+
+  it('commits to the deal before the shoe draws: DealStarted, with BettingClosed when asked', () => {
+    spec.given([opened(), closed]).when({ type: 'StartDeal' }).then([started]);
+    spec.given([opened()]).when({ type: 'StartDeal', closeBetting: true }).then([closed, started]);
+    spec.given([opened()]).when({ type: 'StartDeal' }).thenThrows({ code: 'ROUND_NOT_DEALING' });
+    // Started already (a retried deal), or dealt in full: nothing more.
+    spec.given([opened(), closed, started]).when({ type: 'StartDeal' }).then([]);
+    const completed = roundDecider.decide(natural, spec.stateAfter([opened(), closed, started]));
+    spec
+      .given([opened(), closed, started, ...completed])
+      .when({ type: 'StartDeal' })
+      .then([]);
+    const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
+    spec
+      .given([opened(), closed, voided])
+      .when({ type: 'StartDeal' })
+      .thenThrows({ code: 'ROUND_FINISHED' });
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'x' } };
+    spec
+      .given([opened(), paused])
+      .when({ type: 'StartDeal', closeBetting: true })
+      .thenThrows({ code: 'ROUND_PAUSED' });
+  });
+
+  it('voids a round whose deal is under way only with the cards its shoe sealed, recording those it never dealt', () => {
+    const drawn = naturalCards;
+    const underWay = [opened(), closed, started];
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault' })
+      .thenThrows({ code: 'DEAL_IN_PROGRESS' });
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault', sealed: drawn })
+      .then([
+        { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault', discarded: [...drawn] } },
+      ]);
+    // Sealed before the shoe drew: nothing to discard, and the void says so.
+    spec
+      .given(underWay)
+      .when({ type: 'VoidRound', reason: 'fault', sealed: [] })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault', discarded: [] } }]);
+    // A scanned round with two cards dealt and a third drawn: only the third is discarded.
+    const scanner = opened({ cardSource: 'scanner' });
+    const two = roundDecider.decide(
+      { type: 'DealCards', cards: drawn.slice(0, 2) },
+      spec.stateAfter([scanner, closed, started]),
+    );
+    spec
+      .given([scanner, closed, started, ...two])
+      .when({ type: 'VoidRound', reason: 'reader fault', sealed: drawn.slice(0, 3) })
+      .then([
+        {
+          type: 'RoundVoided',
+          data: { roundId: ROUND, reason: 'reader fault', discarded: [drawn[2]!] },
+        },
+      ]);
+    // Once sealed, the round takes no card: the watchdog's void stands even after a resume.
+    const paused: RoundEvent = { type: 'RoundPaused', data: { roundId: ROUND, reason: 'stall' } };
+    const resumed: RoundEvent = { type: 'RoundResumed', data: { roundId: ROUND } };
+    spec
+      .given([...underWay, paused, resumed])
+      .when({ type: 'VoidRound', reason: 'stalled', pausedAs: { pauses: 1 }, sealed: [] })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'stalled', discarded: [] } }]);
+    // No deal started, or dealt in full: no card can be out unrecorded, no seal needed.
+    spec
+      .given([opened(), closed])
+      .when({ type: 'VoidRound', reason: 'fault' })
+      .then([{ type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } }]);
   });
 });

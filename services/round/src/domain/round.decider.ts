@@ -4,11 +4,10 @@ import {
   InvalidDealError,
   nextCardRecipient,
   validateBets,
+  validateBetSet,
   BetRejectedError,
-  type BetType,
   type Card,
   type Hand,
-  type RoundStakes,
 } from '@croupier/baccarat';
 import {
   DomainError,
@@ -20,6 +19,7 @@ import {
   type RoundId,
   type RoundRules,
   type RoundStatus,
+  type SettledSpot,
   type SettlementLine,
   type Adjustment,
   type ShoeId,
@@ -66,6 +66,12 @@ export type RoundCommand =
       reason: 'bet-rejected' | 'orphaned-debit';
     }
   | { type: 'CloseBetting' }
+  /**
+   * The round commits to its deal before the shoe draws for it (DealStarted, ADR 0033), closing
+   * betting in the same append when `closeBetting` and betting is still open. A round whose
+   * deal started is voided only with the cards its shoe sealed for it.
+   */
+  | { type: 'StartDeal'; closeBetting?: boolean }
   | { type: 'DealCards'; cards: readonly DrawnCard[] }
   | { type: 'CorrectCard'; shoePosition: number; card: Card; reason: string }
   | { type: 'ConfirmResult' }
@@ -88,6 +94,12 @@ export type RoundCommand =
        * saw (`pauses`, counted from the round's first), never after a resume.
        */
       pausedAs?: { readonly pauses: number };
+      /**
+       * The cards the round's shoe sealed for it (ShoePort.sealRound): required while its deal
+       * is under way, so the void records the ones it never dealt. Once the shoe is sealed the
+       * round can take no card, so the void stands even if the pause `pausedAs` names is over.
+       */
+      sealed?: readonly DrawnCard[];
     };
 
 /** A round waiting for a card as the watchdog saw it: its cards and pauses so far. */
@@ -118,6 +130,8 @@ export interface CardAt {
 export interface RoundState {
   readonly status: RoundStatus;
   readonly paused: boolean;
+  /** DealStarted is recorded (or, in a round recorded before it existed, a card was dealt). */
+  readonly dealStarted: boolean;
   /** RoundPaused events so far: names each pause, so a watchdog acts only on the one it saw. */
   readonly pauses: number;
   readonly roundId: RoundId;
@@ -134,6 +148,8 @@ export interface RoundState {
   readonly banker: readonly CardAt[];
   readonly settlementId: string | null;
   readonly settledLines: readonly SettlementLine[];
+  /** The spots the lines were paid by (none for a round settled before spots, ADR 0032). */
+  readonly settledSpots: readonly SettledSpot[];
   /** Per-bet adjustments of every resettlement, in order (a void or a corrected result). */
   readonly adjustments: readonly Adjustment[];
   readonly refundedBetIds: ReadonlySet<string>;
@@ -143,6 +159,7 @@ export interface RoundState {
 export const initialRoundState = (): RoundState => ({
   status: 'none',
   paused: false,
+  dealStarted: false,
   pauses: 0,
   roundId: '',
   tableId: '',
@@ -158,6 +175,7 @@ export const initialRoundState = (): RoundState => ({
   banker: [],
   settlementId: null,
   settledLines: [],
+  settledSpots: [],
   adjustments: [],
   refundedBetIds: new Set(),
   releasedStakes: new Map(),
@@ -169,11 +187,20 @@ export function activeBets(state: RoundState, playerId?: string): ActiveBet[] {
   );
 }
 
-export function stakesOf(state: RoundState, playerId: string): RoundStakes {
-  const stakes: Partial<Record<BetType, number>> = {};
-  for (const bet of activeBets(state, playerId))
-    stakes[bet.type] = (stakes[bet.type] ?? 0) + bet.amount;
-  return stakes;
+/**
+ * Runs a bet-set rule of packages/baccarat and answers its refusal as the round's: the rule's own
+ * code, naming the field. Every change to a player's bets passes here, so no sequence of changes
+ * (place, remove one chip, rebet) can leave a set the rules would refuse (issue 24).
+ */
+function judged<T>(rule: () => T): T {
+  try {
+    return rule();
+  } catch (error) {
+    if (error instanceof BetRejectedError) {
+      throw new DomainError(error.code, error.message, { field: error.field });
+    }
+    throw error;
+  }
 }
 
 const cardsOf = (hand: readonly CardAt[]): Card[] => hand.map((c) => c.card);
@@ -222,12 +249,20 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
     }
     case 'BettingClosed':
       return { ...state, status: 'closed' };
+    case 'DealStarted':
+      return { ...state, dealStarted: true };
     case 'CardDealt': {
       const card = { card: event.data.card, shoePosition: event.data.shoePosition };
       const player = event.data.hand === 'player' ? [...state.player, card] : state.player;
       const banker = event.data.hand === 'banker' ? [...state.banker, card] : state.banker;
       const complete = nextCardRecipient(cardsOf(player), cardsOf(banker)) === null;
-      return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
+      return {
+        ...state,
+        player,
+        banker,
+        dealStarted: true,
+        status: complete ? 'dealt' : 'dealing',
+      };
     }
     case 'CardCorrected': {
       const { shoePosition, card } = event.data;
@@ -248,7 +283,12 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
     case 'RoundResettled':
       return { ...state, adjustments: [...state.adjustments, ...event.data.adjustments] };
     case 'RoundSettled':
-      return { ...state, settlementId: event.data.settlementId, settledLines: event.data.lines };
+      return {
+        ...state,
+        settlementId: event.data.settlementId,
+        settledLines: event.data.lines,
+        settledSpots: event.data.spots ?? [],
+      };
     case 'BetsRefunded': {
       const refundedBetIds = new Set(state.refundedBetIds);
       for (const line of event.data.lines) refundedBetIds.add(line.betId);
@@ -294,6 +334,14 @@ export function requireTakesCards(state: RoundState, source: CardSource): void {
   requireNotPaused(state);
   if (state.status === 'voided')
     throw new DomainError('ROUND_FINISHED', `round ${state.roundId} was voided`);
+}
+
+/**
+ * Whether the shoe may have drawn cards the round has not recorded: its deal started and it is
+ * neither completed nor voided. Such a round is voided only with the cards its shoe sealed.
+ */
+export function dealUnderWay(state: RoundState): boolean {
+  return state.dealStarted && state.status !== 'completed' && state.status !== 'voided';
 }
 
 /**
@@ -452,20 +500,17 @@ function placeBets(
       { field: 'body.bets' },
     );
   }
-  let valid;
-  try {
-    valid = validateBets(
-      state.rules!,
-      state.number,
-      stakesOf(state, command.playerId),
-      command.bets,
+  const standing = activeBets(state, command.playerId);
+  // Rebet repeats the previous round's spots as the round's bets (003: "the same bets as the
+  // previous round", then the round is dealt); on top of chips already down it would deal
+  // something else. Asked after the ids, so a retried rebet is still a double submit.
+  if (command.rebetOf !== null && standing.length > 0) {
+    throw new DomainError(
+      'BETS_ALREADY_PLACED',
+      `${command.playerId} has bets on round ${state.roundId}: deal them, or clear them before a rebet`,
     );
-  } catch (error) {
-    if (error instanceof BetRejectedError) {
-      throw new DomainError(error.code, error.message, { field: error.field });
-    }
-    throw error;
   }
+  const valid = judged(() => validateBets(state.rules!, state.number, standing, command.bets));
   return valid.map((bet, index) => ({
     type: 'BetPlaced',
     data: {
@@ -488,6 +533,12 @@ function dealCards(
 ): RoundEvent[] {
   requireTakesCards(state, state.cardSource);
   requireNotFinished(state);
+  // The shoe draws only for a round that committed to its deal first (ADR 0033).
+  if (!state.dealStarted)
+    throw new DomainError(
+      'ROUND_NOT_DEALING',
+      `the deal of round ${state.roundId} has not started`,
+    );
   const dealtPositions = new Set([...state.player, ...state.banker].map((c) => c.shoePosition));
   const fresh = command.cards.filter((c) => !dealtPositions.has(c.position));
   const player = [...state.player];
@@ -530,6 +581,65 @@ function stillStalled(state: RoundState, seen: StallObservation): boolean {
   );
 }
 
+function startDeal(
+  command: Extract<RoundCommand, { type: 'StartDeal' }>,
+  state: RoundState,
+): RoundEvent[] {
+  requireOpen(state);
+  const events: RoundEvent[] = [];
+  if (state.status === 'betting' && command.closeBetting === true) {
+    requireNotPaused(state);
+    events.push({ type: 'BettingClosed', data: { roundId: state.roundId } });
+  } else {
+    requireTakesCards(state, state.cardSource);
+    // Started already (a retried deal, the next scanned card) or dealt in full: nothing to do.
+    if (state.dealStarted || state.status === 'completed') return [];
+  }
+  events.push({ type: 'DealStarted', data: { roundId: state.roundId } });
+  return events;
+}
+
+/**
+ * A void of a round whose deal is under way records the cards its shoe drew for it and it never
+ * dealt (`discarded`), as the shoe sealed them: the round and the shoe agree on every card. Without
+ * the sealed cards it is refused DEAL_IN_PROGRESS (the deal started since the caller looked).
+ * A completed (even settled) round may be voided too: settlement refunds its bets if it was not
+ * settled yet, or takes every bet back to its stake with compensating records if it was
+ * (ADR 0009, 0033).
+ */
+function voidRound(
+  command: Extract<RoundCommand, { type: 'VoidRound' }>,
+  state: RoundState,
+): RoundEvent[] {
+  requireOpen(state);
+  if (state.status === 'voided') return [];
+  const { sealed, pausedAs } = command;
+  if (
+    sealed === undefined &&
+    pausedAs !== undefined &&
+    !(state.paused && state.pauses === pausedAs.pauses)
+  )
+    return [];
+  if (sealed === undefined && dealUnderWay(state)) {
+    throw new DomainError(
+      'DEAL_IN_PROGRESS',
+      `the deal of round ${state.roundId} is under way: it is voided with the cards its shoe sealed for it`,
+    );
+  }
+  const dealt = new Set([...state.player, ...state.banker].map((c) => c.shoePosition));
+  const discarded = sealed?.filter((drawn) => !dealt.has(drawn.position));
+  return [
+    {
+      type: 'RoundVoided',
+      data: {
+        roundId: state.roundId,
+        reason: command.reason,
+        ...(discarded === undefined ? {} : { discarded: [...discarded] }),
+      },
+    },
+  ];
+}
+
 function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
   switch (command.type) {
     case 'OpenRound': {
@@ -560,6 +670,16 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
             ? `${command.playerId} has no bets on round ${state.roundId}`
             : `${command.playerId} has no standing bet ${command.betIds.join(', ')} on round ${state.roundId}`,
         );
+      // Removing chips must leave the rest a set the rules accept (a hedge kept, a spot at its
+      // minimum); clearing everything always does.
+      const removed = new Set(bets.map((bet) => bet.betId));
+      judged(() => {
+        validateBetSet(
+          state.rules!,
+          state.number,
+          mine.filter((bet) => !removed.has(bet.betId)),
+        );
+      });
       return [
         {
           type: 'BetsCleared',
@@ -596,6 +716,8 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
       requireNotPaused(state);
       if (state.status !== 'betting') return [];
       return [{ type: 'BettingClosed', data: { roundId: state.roundId } }];
+    case 'StartDeal':
+      return startDeal(command, state);
     case 'DealCards':
       return dealCards(command, state);
     case 'CorrectCard': {
@@ -641,16 +763,7 @@ function decide(command: RoundCommand, state: RoundState): RoundEvent[] {
         throw new DomainError('ROUND_NOT_PAUSED', `round ${state.roundId} is not paused`);
       return [{ type: 'RoundResumed', data: { roundId: state.roundId } }];
     case 'VoidRound':
-      // A completed (even settled) round may be voided too: settlement then takes every bet back
-      // to its stake with compensating records.
-      requireOpen(state);
-      if (state.status === 'voided') return [];
-      if (
-        command.pausedAs !== undefined &&
-        !(state.paused && state.pauses === command.pausedAs.pauses)
-      )
-        return [];
-      return [{ type: 'RoundVoided', data: { roundId: state.roundId, reason: command.reason } }];
+      return voidRound(command, state);
   }
 }
 

@@ -1,6 +1,7 @@
 import {
   analyze,
   BET_TYPES,
+  largestPayout,
   MAIN_BETS,
   oddsForOne,
   oddsToOne,
@@ -11,7 +12,7 @@ import {
   type BetType,
   type CommissionMode,
 } from '@croupier/baccarat';
-import type { TableConfig } from '@croupier/contracts';
+import { DomainError, type TableConfig } from '@croupier/contracts';
 import { z } from 'zod';
 
 /**
@@ -109,6 +110,33 @@ function analysisAt(config: TableConfig, stake: number, commission: CommissionMo
 
 const analyzedAs = (type: BetType, mode: BankerMode | null): AnalyzedBet =>
   type === 'banker' && mode === 'no_commission' ? 'banker_no_commission' : type;
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** Whether every bet's largest win at `stake` is an exact integer: the analysis settles them all. */
+const payableAt = (config: TableConfig, stake: number): boolean =>
+  BET_TYPES.every((type) => largestPayout(type, stake, { tieOdds: config.tieOdds }) <= MAX_SAFE);
+
+/**
+ * Refuses a `stake` the paytable cannot analyse: one whose largest win on some bet is beyond
+ * 2^53 - 1 minor units, which settlement cannot pay exactly. A 400 naming the parameter and the
+ * largest stake that can be asked about, not a 500 from deep in the analysis.
+ */
+export function requireAnalysableStake(config: TableConfig, stake: number): void {
+  if (payableAt(config, stake)) return;
+  // The largest stake whose every win is exact: between 1 (always) and `stake` (not).
+  let low = 1;
+  let high = stake;
+  while (high - low > 1) {
+    const middle = low + Math.floor((high - low) / 2);
+    if (payableAt(config, middle)) low = middle;
+    else high = middle;
+  }
+  const message = `must be at most ${low} minor units: a larger stake could win more than ${Number.MAX_SAFE_INTEGER} minor units, which no payout can hold exactly`;
+  throw new DomainError('VALIDATION_ERROR', `querystring.stake: ${message}`, {
+    field: 'querystring.stake',
+  });
+}
 
 /**
  * Every bet a table offers (a Banker bet once per banker mode) with its payout lines as its

@@ -47,7 +47,9 @@ export const ROUND_PROBLEMS = {
   roads: ['TABLE_NOT_FOUND'],
   closeTable: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
   changeDealer: ['TABLE_NOT_FOUND', 'TABLE_CLOSED', CONTENDED],
+  /** FORBIDDEN: a player's session (its shoes are its own). */
   startShoe: [
+    'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'TABLE_CLOSED',
     'SHOE_NOT_FINISHED',
@@ -55,8 +57,12 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  /** An unknown table is TABLE_NOT_FOUND; a table with no shoe yet, SHOE_NOT_FOUND. */
+  /**
+   * An unknown table is TABLE_NOT_FOUND; a table with no shoe yet, SHOE_NOT_FOUND; a player's
+   * session, FORBIDDEN (the session closes its own shoes).
+   */
   closeCurrentShoe: [
+    'FORBIDDEN',
     'TABLE_NOT_FOUND',
     'SHOE_NOT_FOUND',
     'ROUND_IN_PROGRESS',
@@ -77,7 +83,8 @@ export const ROUND_PROBLEMS = {
     SEED_REVEALED,
     CONTENDED,
   ],
-  getRound: ['ROUND_NOT_FOUND'],
+  /** FORBIDDEN: a player reading a round of another player's session. */
+  getRound: ['ROUND_NOT_FOUND', 'FORBIDDEN'],
   /** VALIDATION_ERROR too: one bet id twice in the request. */
   placeBets: [
     'FORBIDDEN',
@@ -96,29 +103,37 @@ export const ROUND_PROBLEMS = {
     'NO_BETS_TO_CLEAR',
     CONTENDED,
   ],
-  /** NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). */
+  /**
+   * NO_BETS_TO_CLEAR: the bet is not the player's, or not standing (removed already). The bets
+   * left must still keep the rules: a spot at its minimum, a hedge within the difference limit.
+   */
   removeBet: [
     'FORBIDDEN',
     'ROUND_NOT_FOUND',
     'ROUND_PAUSED',
     'BETTING_CLOSED',
     'NO_BETS_TO_CLEAR',
+    'BET_BELOW_MIN',
+    'BET_DIFFERENCE_LIMIT',
     CONTENDED,
   ],
   /**
    * The previous bets passed this table's rules and were debited from this wallet in this
    * currency, and the repeat stakes at least as much per bet type: only the round number, the
-   * maximums and the funds can refuse them now (and an amount doubled past the exact range).
-   * Their bet ids derive from the previous ones: a repeated rebet is a double submit, and one
-   * with another multiplier, or after clearing, reuses ids.
+   * maximums and the funds can refuse them now (and an amount doubled past the exact range; a
+   * spot recorded before spots were judged whole may be under its minimum). Their bet ids derive
+   * from the round, the multiplier, the spot and the bets cleared: a repeated rebet is a double
+   * submit (an id taken elsewhere, ID_CONFLICT). Bets already down refuse it (BETS_ALREADY_PLACED).
    */
   rebet: [
     'FORBIDDEN',
     ...BETTING_STATE,
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     ...BET_IDS,
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
     'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
@@ -131,11 +146,14 @@ export const ROUND_PROBLEMS = {
     'FORBIDDEN',
     'NO_BETS_TO_DEAL',
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     'DUPLICATE_BET',
     'ID_CONFLICT',
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
+    'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
     'BETTING_CLOSED',
     'ROUND_NOT_FOUND',
@@ -201,11 +219,14 @@ export const ROUND_PROBLEMS = {
     'ROUND_IN_PROGRESS',
     'NO_BETS_TO_DEAL',
     'NO_PREVIOUS_BETS',
+    'BETS_ALREADY_PLACED',
     ...BETTING_STATE,
     ...BET_IDS,
     'BET_PAST_MAX_ROUND',
     'INVALID_AMOUNT',
+    'BET_BELOW_MIN',
     'BET_ABOVE_MAX',
+    'BET_DIFFERENCE_LIMIT',
     'INSUFFICIENT_FUNDS',
     'SHOE_CLOSED',
     'SHOE_FINISHED',
@@ -213,6 +234,9 @@ export const ROUND_PROBLEMS = {
     CONTENDED,
   ],
   closeSession: ['TABLE_NOT_FOUND', 'FORBIDDEN', 'ROUND_IN_PROGRESS', SEED_REVEALED, CONTENDED],
-  /** Any round, paused or settled; voiding a voided one changes nothing. */
-  void: ['ROUND_NOT_FOUND', CONTENDED],
+  /**
+   * Any round, paused or settled; voiding a voided one changes nothing. DEAL_IN_PROGRESS: deals
+   * kept starting while the void read the round (it retries a few times first, ADR 0033).
+   */
+  void: ['ROUND_NOT_FOUND', 'DEAL_IN_PROGRESS', CONTENDED],
 } as const satisfies Readonly<Record<string, Codes>>;

@@ -20,7 +20,7 @@ import type { RoundState } from '../domain/round.decider.js';
 import type { TableState } from '../domain/table.decider.js';
 import { HISTORY_LENGTH, type TableBoard } from '../application/table-board.js';
 import { withNextStepHint } from './next-steps.js';
-import { paytableOf, paytableSchema } from './paytable.js';
+import { paytableOf, paytableSchema, requireAnalysableStake } from './paytable.js';
 import { sessionRoutes } from './session-routes.js';
 import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../application/session-timeouts.js';
 import { ROUND_PROBLEMS } from './problems.js';
@@ -100,8 +100,10 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     board,
     sessionIdleTimeoutMs: deps.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
   });
-  const view = async (request: FastifyRequest, roundId: string) =>
-    roundView(await rounds.getRound(roundId), principalOf(request));
+  const view = async (request: FastifyRequest, roundId: string) => {
+    const viewer = principalOf(request);
+    return roundView(await rounds.getRoundAs(roundId, viewer), viewer);
+  };
 
   app.post(
     '/v1/tables',
@@ -251,7 +253,9 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
     },
     async (request) => {
       const table = await rounds.getTable(request.params.tableId);
-      return paytableOf(table.tableId, table.config!, request.query.stake ?? null);
+      const stake = request.query.stake ?? null;
+      if (stake !== null) requireAnalysableStake(table.config!, stake);
+      return paytableOf(table.tableId, table.config!, stake);
     },
   );
 
@@ -362,7 +366,8 @@ export function roundRoutes(app: HttpApp, deps: RoundRoutesDeps): void {
       config: { roles: ['operator'], problems: ROUND_PROBLEMS.closeTable },
       schema: {
         tags: ['tables'],
-        summary: 'Close a table: no new round opens; a round in progress is finished',
+        summary:
+          'Close a table: no new round opens; a round still taking bets is voided (its bets refunded), one past betting is dealt and settled; the last dealer shift ends (accrued commission is collected)',
         params: tableParams,
         body: z.object({ reason: reasonText }).strict(),
       },

@@ -61,6 +61,23 @@ export const roundViewSchema = z.object({
           commission: z.number().int(),
         }),
       ),
+      spots: z
+        .array(
+          z.object({
+            playerId: z.string(),
+            type: z.string(),
+            bankerMode: z.string().nullable(),
+            seat: z.number().int().nullable(),
+            stake: z.number().int().describe("the chips' total, minor units"),
+            result: z.string(),
+            payout: z.number().int(),
+            commission: z.number().int(),
+            betIds: z.array(z.string()),
+          }),
+        )
+        .describe(
+          "each player's chips on one bet type, banker mode and seat, paid once on their total; the lines are their shares (none for a round settled before spots)",
+        ),
     })
     .nullable(),
 });
@@ -155,6 +172,31 @@ export function roundView(state: RoundState, viewer: Principal): RoundView {
                 payout,
                 commission,
               })),
+            spots: state.settledSpots
+              .filter((spot) => mine(spot.playerId))
+              .map(
+                ({
+                  playerId,
+                  type,
+                  bankerMode,
+                  seat,
+                  stake,
+                  result,
+                  payout,
+                  commission,
+                  betIds,
+                }) => ({
+                  playerId,
+                  type,
+                  bankerMode,
+                  seat,
+                  stake,
+                  result,
+                  payout,
+                  commission,
+                  betIds: [...betIds],
+                }),
+              ),
           },
   };
 }

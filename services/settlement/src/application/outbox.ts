@@ -1,4 +1,4 @@
-import { deterministicId } from '@croupier/application';
+import { deterministicId, subscribeParking, type Parking } from '@croupier/application';
 import {
   roundEventSchema,
   SETTLEMENT_MESSAGE_SCHEMA,
@@ -6,7 +6,12 @@ import {
   type SettlementMessage,
 } from '@croupier/contracts';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
-import { messageOriginOf, type SettlementBus } from '@croupier/messaging';
+import {
+  messageOriginOf,
+  NoConsumerError,
+  PublishError,
+  type SettlementBus,
+} from '@croupier/messaging';
 import { DEFAULT_CONCURRENT_ROUNDS, type SettlementReactorOptions } from './settlement-reactor.js';
 
 export const OUTBOX_EVENTS = ['RoundSettled', 'BetsRefunded', 'RoundResettled'] as const;
@@ -113,31 +118,48 @@ export function settlementMessagesOf(event: RecordedEvent): SettlementMessage[] 
 }
 
 /**
+ * A bus that cannot take messages (Redis away, no consumer attached) holds up every message
+ * alike: no message is to blame, so none is parked; the outbox retries until it is back.
+ */
+export const busAway = (error: unknown): boolean =>
+  error instanceof PublishError || error instanceof NoConsumerError;
+
+/**
  * The outbox: forwards every settlement record to the bus. The subscription's checkpoint moves
  * only after `publish` resolved (the bus accepted every message), so nothing is lost whatever
- * fails in between; a re-send after a crash carries the same message ids.
+ * fails in between; a re-send after a crash carries the same message ids. With `parking`, a
+ * record that cannot be published for its own sake (not a valid message, or failing again and
+ * again while the bus is up) is parked as `settlement-outbox` (ADR 0035) instead of holding up
+ * every record after it.
  */
 export function startOutbox(
   store: EventStore,
   bus: SettlementBus,
   onError: (error: unknown) => void,
   { concurrentRounds = DEFAULT_CONCURRENT_ROUNDS }: SettlementReactorOptions = {},
+  parking?: Parking,
 ): Subscription {
-  return store.subscribe({
-    name: OUTBOX_SUBSCRIPTION.name,
-    from: 'start',
-    filter: OUTBOX_SUBSCRIPTION.filter,
-    // A page re-sent after a crash carries the same message ids, which the bus and every wallet
-    // system take once (docs/settlement-messages.md): one checkpoint per page (ADR 0022).
-    checkpoints: 'per-page',
-    // One task per round stream: messages carry no order across rounds (docs/settlement-messages.md,
-    // "No order across messages"), and a round's records are still published in their order. With
-    // the in-process bus a publish waits for the wallet's credits, which then share group commits.
-    concurrentStreams: concurrentRounds,
-    onError,
-    handler: async (event) => {
-      const messages = settlementMessagesOf(event);
-      if (messages.length > 0) await bus.publish(messages);
+  return subscribeParking(
+    store,
+    parking,
+    'settlement-outbox',
+    {
+      name: OUTBOX_SUBSCRIPTION.name,
+      from: 'start',
+      filter: OUTBOX_SUBSCRIPTION.filter,
+      // A page re-sent after a crash carries the same message ids, which the bus and every wallet
+      // system take once (docs/settlement-messages.md): one checkpoint per page (ADR 0022).
+      checkpoints: 'per-page',
+      // One task per round stream: messages carry no order across rounds (docs/settlement-messages.md,
+      // "No order across messages"), and a round's records are still published in their order. With
+      // the in-process bus a publish waits for the wallet's credits, which then share group commits.
+      concurrentStreams: concurrentRounds,
+      onError,
+      handler: async (event) => {
+        const messages = settlementMessagesOf(event);
+        if (messages.length > 0) await bus.publish(messages);
+      },
     },
-  });
+    busAway,
+  );
 }

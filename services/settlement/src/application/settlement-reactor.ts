@@ -1,7 +1,9 @@
 import {
   causedBy,
   deterministicId,
+  subscribeParking,
   systemContext,
+  type Parking,
   type Aggregate,
   type CommandHandler,
 } from '@croupier/application';
@@ -109,13 +111,16 @@ export const DEFAULT_CONCURRENT_ROUNDS = 8;
  * Settles completed rounds, refunds voided rounds and cleared bets: one checkpointed
  * subscription, one active instance across processes. Records are appended with the round's
  * expected version and ids derived from the round, so a redelivered event settles nothing twice.
+ * With `parking`, a round whose settlement is refused for good (or fails again and again) is
+ * parked as `settlement` (ADR 0035): the rounds after it are settled meanwhile.
  */
 export function startSettlementReactor(
   commands: CommandHandler,
   onError: (error: unknown) => void,
   { concurrentRounds = DEFAULT_CONCURRENT_ROUNDS }: SettlementReactorOptions = {},
+  parking?: Parking,
 ): Subscription {
-  return commands.store.subscribe({
+  return subscribeParking(commands.store, parking, 'settlement', {
     name: 'settlement',
     from: 'start',
     filter: { streamPrefix: streams.round(''), eventTypes: SETTLEMENT_TRIGGERS },

@@ -131,13 +131,17 @@ describe('settlement decider', () => {
       .then([]);
   });
 
-  it('settles a round voided after it completed, whenever the void was recorded', () => {
+  it('never pays a round voided after it completed but before its settlement: the void refunds it', () => {
     const voided: RoundEvent = { type: 'RoundVoided', data: { roundId: ROUND, reason: 'fault' } };
-    const [settled] = settlementDecider.decide(
-      { type: 'SettleRound', settlementId: SETTLEMENT },
+    spec
+      .given([...history, completed, voided])
+      .when({ type: 'SettleRound', settlementId: SETTLEMENT })
+      .then([]);
+    const [refunded] = settlementDecider.decide(
+      { type: 'RefundVoidedRound', refundId: REFUND },
       spec.stateAfter([...history, completed, voided]),
     );
-    expect(settled?.type).toBe('RoundSettled');
+    expect(refunded?.type).toBe('BetsRefunded');
   });
 
   it('refunds cleared bets and leaves them out of the settlement', () => {
@@ -166,5 +170,103 @@ describe('settlement decider', () => {
     expect(
       (settled as Extract<RoundEvent, { type: 'RoundSettled' }>).data.lines.map((l) => l.betId),
     ).toEqual([betIds[2]]);
+  });
+
+  describe('chips on one spot are one stake (issue 24)', () => {
+    const chip = (id: string, amount: number, type: 'banker' | 'tie' = 'banker'): RoundEvent => ({
+      type: 'BetPlaced',
+      data: {
+        roundId: ROUND,
+        betId: `00000000-0000-4000-8000-0000000001${id}`,
+        playerId: 'alice',
+        type,
+        amount,
+        bankerMode: type === 'banker' ? 'commission' : null,
+        seat: null,
+        rebetOf: null,
+      },
+    });
+    const stacked = [history[0]!, chip('01', 10), chip('02', 10), chip('03', 10), chip('04', 15)];
+    const settle = (events: RoundEvent[]) =>
+      settlementDecider.decide(
+        { type: 'SettleRound', settlementId: SETTLEMENT },
+        spec.stateAfter(events),
+      )[0] as Extract<RoundEvent, { type: 'RoundSettled' }>;
+
+    it('pays a spot once on its total, each chip its share: 0.45 on Banker returns 0.87', () => {
+      const settled = settle([...stacked, completed]);
+      expect(settled.data.totals).toEqual({ staked: 45, paidOut: 87, commission: 3 });
+      expect(settled.data.lines.map((l) => [l.stake, l.payout])).toEqual([
+        [10, 20],
+        [10, 19],
+        [10, 19],
+        [15, 29],
+      ]);
+      expect(settled.data.spots).toEqual([
+        {
+          playerId: 'alice',
+          type: 'banker',
+          bankerMode: 'commission',
+          seat: null,
+          stake: 45,
+          result: 'win',
+          payout: 87,
+          commission: 3,
+          betIds: settled.data.lines.map((l) => l.betId),
+        },
+      ]);
+      // Three 0.10 chips: 0.58, as seed 003 pays a 0.30 Banker bet.
+      expect(settle([...stacked.slice(0, 4), completed]).data.totals.paidOut).toBe(58);
+    });
+
+    it('resettles a corrected result spot by spot too', () => {
+      const settled = settle([...stacked, completed]);
+      const corrected: RoundEvent = {
+        type: 'RoundResultCorrected',
+        data: { ...(completed.data as object), reason: 'misread', winner: 'tie' } as never,
+      };
+      const [resettled] = settlementDecider.decide(
+        { type: 'ResettleRound', resettlementId: REFUND, kind: 'correction', reason: 'misread' },
+        spec.stateAfter([...stacked, completed, settled, corrected]),
+      ) as Extract<RoundEvent, { type: 'RoundResettled' }>[];
+      // A tie pushes the Banker spot: every chip gets its own stake back.
+      expect(resettled!.data.adjustments.map((a) => [a.previousPayout, a.payout, a.delta])).toEqual(
+        [
+          [20, 10, -10],
+          [19, 10, -9],
+          [19, 10, -9],
+          [29, 15, -14],
+        ],
+      );
+    });
+
+    it('resettles a round settled chip by chip (before spots) chip by chip', () => {
+      const settled = settle([...stacked, completed]);
+      // As recorded before spots: every chip paid alone (0.19, 0.19, 0.19, 0.29, commission
+      // 0.01 each), no `spots`.
+      const legacy: RoundEvent = {
+        type: 'RoundSettled',
+        data: {
+          ...settled.data,
+          spots: undefined,
+          lines: settled.data.lines.map((l) => ({
+            ...l,
+            payout: l.stake === 15 ? 29 : 19,
+            commission: 1,
+          })),
+        },
+      };
+      delete (legacy.data as { spots?: unknown }).spots;
+      const corrected: RoundEvent = {
+        type: 'RoundResultCorrected',
+        data: { ...completed.data, reason: 'misread' },
+      };
+      // The same result again changes nothing anyone was paid chip by chip (by spot it would pay
+      // the first chip 0.20): nothing to record.
+      spec
+        .given([...stacked, completed, legacy, corrected])
+        .when({ type: 'ResettleRound', resettlementId: REFUND, kind: 'correction', reason: 'x' })
+        .then([]);
+    });
   });
 });

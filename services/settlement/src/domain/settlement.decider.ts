@@ -1,4 +1,4 @@
-import { settleBet, type RoundOutcome } from '@croupier/baccarat';
+import { settleBet, settleChips, type BetSettlement, type RoundOutcome } from '@croupier/baccarat';
 import {
   DomainError,
   type PlacedBet,
@@ -6,6 +6,7 @@ import {
   type RefundLine,
   type RoundEvent,
   type RoundRules,
+  type SettledSpot,
   type SettlementLine,
 } from '@croupier/contracts';
 import type { Decider } from '@croupier/application';
@@ -37,6 +38,12 @@ export interface SettlementState {
   readonly completed: Completed | null;
   readonly voided: boolean;
   readonly settlementId: string | null;
+  /**
+   * The round was settled spot by spot (its RoundSettled lists `spots`): a correction resettles
+   * it the same way. A round settled before spots were paid whole is resettled chip by chip, as
+   * it was paid.
+   */
+  readonly bySpot: boolean;
   /** What each settled bet is paid now: the settlement, as adjusted by resettlements since. */
   readonly paid: ReadonlyMap<string, PaidLine>;
   readonly resettlements: ReadonlySet<string>;
@@ -61,6 +68,7 @@ export const initialSettlementState = (): SettlementState => ({
   completed: null,
   voided: false,
   settlementId: null,
+  bySpot: true,
   paid: new Map(),
   resettlements: new Set(),
   refunded: new Set(),
@@ -101,6 +109,7 @@ export function evolveSettlement(state: SettlementState, event: RoundEvent): Set
       return {
         ...state,
         settlementId: event.data.settlementId,
+        bySpot: event.data.spots !== undefined,
         paid: new Map(event.data.lines.map((line) => [line.betId, line])),
       };
     case 'RoundResultCorrected': {
@@ -147,16 +156,68 @@ export function outcomeOf(completed: Completed): RoundOutcome {
   };
 }
 
-/** Settles every standing bet of a completed round with the round's own paytable. */
-export function settlementLines(state: SettlementState): SettlementLine[] {
+/**
+ * What each standing bet (chip) is paid under `outcome`, by bet id: chips on one spot are one
+ * stake (docs/rules.md "Spots"), paid once on their total and shared back over the chips. A
+ * round settled before that (`bySpot` false) is paid chip by chip, as it was.
+ */
+function settleStanding(
+  state: SettlementState,
+  outcome: RoundOutcome,
+): { chips: Map<string, BetSettlement>; spots: SettledSpot[] } {
   const rules = state.rules!;
-  const outcome = outcomeOf(state.completed!);
-  return [...state.standing.values()].map((bet) => {
-    const settled = settleBet(
-      { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-      outcome,
-      rules,
+  const bets = [...state.standing.values()];
+  if (!state.bySpot) {
+    const chips = new Map(
+      bets.map((bet) => [
+        bet.betId,
+        settleBet(
+          { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
+          outcome,
+          rules,
+        ),
+      ]),
     );
+    return { chips, spots: [] };
+  }
+  const settled = settleChips(
+    bets.map((bet) => ({
+      betId: bet.betId,
+      playerId: bet.playerId,
+      spot: { type: bet.type, bankerMode: bet.bankerMode, seat: bet.seat },
+      amount: bet.amount,
+    })),
+    outcome,
+    rules,
+  );
+  return {
+    chips: new Map(settled.chips.map(({ chip, settlement }) => [chip.betId, settlement])),
+    spots: settled.spots.map(({ playerId, spot, stake, chips, settlement }) => ({
+      playerId,
+      type: spot.type,
+      bankerMode: spot.bankerMode,
+      seat: spot.seat,
+      stake,
+      result: settlement.result,
+      payout: settlement.payout,
+      commission: settlement.commission,
+      betIds: chips.map((chip) => chip.betId),
+    })),
+  };
+}
+
+/**
+ * Settles every standing bet of a completed round with the round's own paytable, spot by spot:
+ * a line per bet (chip) with its share of its spot's payout, and the spots themselves.
+ */
+export function settlementLines(state: SettlementState): {
+  lines: SettlementLine[];
+  spots: SettledSpot[];
+} {
+  const rules = state.rules!;
+  const { chips, spots } = settleStanding(state, outcomeOf(state.completed!));
+  const lines = [...state.standing.values()].map((bet) => {
+    const settled = chips.get(bet.betId)!;
     return {
       betId: bet.betId,
       playerId: bet.playerId,
@@ -170,6 +231,7 @@ export function settlementLines(state: SettlementState): SettlementLine[] {
       commissionMode: rules.commission,
     };
   });
+  return { lines, spots };
 }
 
 /** Where the round was played, as settlement records carry it. */
@@ -191,13 +253,15 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
   if (state.rules === null) throw new DomainError('ROUND_NOT_FOUND', 'no such round');
   switch (command.type) {
     case 'SettleRound': {
-      // A round voided after it completed is settled all the same, then resettled to its stakes
-      // by the void (ADR 0009): the record does not depend on whether the void reached the log
-      // before this reactor handled the completion. Voided before completing: nothing to settle.
-      if (state.settlementId !== null || (state.voided && state.completed === null)) return [];
+      // A voided round is never paid (ADR 0033): voided before its settlement, its bets are
+      // refunded by the void (RefundVoidedRound), whether it completed first or not. Only a void
+      // after settlement is compensated, by a resettlement to the stakes (ADR 0009). The append
+      // carries the round's expected version, so a void that lands while this is decided makes
+      // it decide again, and nothing.
+      if (state.settlementId !== null || state.voided) return [];
       if (state.completed === null)
         throw new DomainError('ROUND_NOT_DEALING', `round ${state.roundId} is not complete`);
-      const lines = settlementLines(state);
+      const { lines, spots } = settlementLines(state);
       const sum = (pick: (line: SettlementLine) => number) =>
         lines.reduce((total, line) => total + pick(line), 0);
       return [
@@ -207,6 +271,7 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
             ...placeOf(state),
             settlementId: command.settlementId,
             lines,
+            spots,
             totals: {
               staked: sum((l) => l.stake),
               paidOut: sum((l) => l.payout),
@@ -234,17 +299,17 @@ function decide(command: SettlementCommand, state: SettlementState): RoundEvent[
     case 'ResettleRound': {
       if (state.resettlements.has(command.resettlementId) || state.settlementId === null) return [];
       const rules = state.rules;
-      const outcome = command.kind === 'correction' ? outcomeOf(state.completed!) : null;
+      // A correction pays every bet by the corrected result, the way the round was settled.
+      const corrected =
+        command.kind === 'correction'
+          ? settleStanding(state, outcomeOf(state.completed!)).chips
+          : null;
       const adjustments: Adjustment[] = [...state.standing.values()].map((bet) => {
         const before = state.paid.get(bet.betId) ?? { payout: 0, commission: 0 };
         const after =
-          outcome === null
+          corrected === null
             ? { payout: bet.amount, commission: 0, result: 'refund' as const }
-            : settleBet(
-                { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-                outcome,
-                rules,
-              );
+            : corrected.get(bet.betId)!;
         return {
           betId: bet.betId,
           playerId: bet.playerId,

@@ -130,6 +130,18 @@ export class ShoeService implements ShoePort {
     return state.rounds.get(input.roundId)!.cards[input.index]!;
   }
 
+  async sealRound(
+    input: Parameters<ShoePort['sealRound']>[0],
+    context: CommandContext,
+  ): Promise<DrawnCard[]> {
+    const { state } = await this.run(
+      input.shoeId,
+      { type: 'SealRound', roundId: input.roundId },
+      context,
+    );
+    return [...(state.rounds.get(input.roundId)?.cards ?? [])];
+  }
+
   async roundCards(shoeId: string, roundId: string): Promise<DrawnCard[]> {
     const { state } = await this.commands.load(shoeAggregate, streams.shoe(shoeId));
     return [...(state.rounds.get(roundId)?.cards ?? [])];

@@ -143,6 +143,50 @@ describe('shoe decider', () => {
       .thenThrows({ code: 'SHOE_NOT_FINISHED' });
   });
 
+  it('seals a round for its void, naming the cards it drew, and draws no more for it', () => {
+    const history = shuffled();
+    const draw: ShoeCommand = { type: 'DrawRound', roundId: 't1.1.1', roundNumber: 1, seed: SEED };
+    const drawn = shoeDecider.decide(draw, spec.stateAfter(history));
+    const cards = (drawn[0] as Extract<ShoeEvent, { type: 'CardsDrawn' }>).data.cards;
+    const seal: ShoeCommand = { type: 'SealRound', roundId: 't1.1.1' };
+    const sealed: ShoeEvent = {
+      type: 'RoundSealed',
+      data: { shoeId: 't1.1', roundId: 't1.1.1', cards },
+    };
+    spec
+      .given([...history, ...drawn])
+      .when(seal)
+      .then([sealed]);
+    spec
+      .given([...history, ...drawn, sealed])
+      .when(seal)
+      .then([]);
+    spec
+      .given([...history, ...drawn, sealed])
+      .when(draw)
+      .thenThrows({ code: 'ROUND_FINISHED' });
+    // Sealed before it drew: it never will.
+    const empty: ShoeEvent = {
+      type: 'RoundSealed',
+      data: { shoeId: 't1.1', roundId: 't1.1.1', cards: [] },
+    };
+    spec.given(history).when(seal).then([empty]);
+    spec
+      .given([...history, empty])
+      .when(draw)
+      .thenThrows({ code: 'ROUND_FINISHED' });
+    // The next round draws on.
+    spec
+      .given([...history, empty])
+      .when({ type: 'DrawRound', roundId: 't1.1.2', roundNumber: 2, seed: SEED })
+      .then(
+        shoeDecider.decide(
+          { ...draw, roundId: 't1.1.2', roundNumber: 2 },
+          spec.stateAfter(history),
+        ),
+      );
+  });
+
   describe('scanner shoes', () => {
     const scannerShoe = () =>
       shoeDecider.decide(
@@ -197,6 +241,26 @@ describe('shoe decider', () => {
         .given([...history, first!])
         .when(scan('KD', 0, 'player'))
         .then([]); // the same post, retried
+    });
+
+    it('takes no scanned card for a round sealed for its void', () => {
+      const history = [
+        ...scannerShoe(),
+        ...shoeDecider.decide(
+          { type: 'BurnScannedCard', shownCard: 'AS' },
+          spec.stateAfter(scannerShoe()),
+        ),
+      ];
+      const [first] = shoeDecider.decide(scan('KD', 0, 'player'), spec.stateAfter(history));
+      const [sealed] = shoeDecider.decide(
+        { type: 'SealRound', roundId: 't1.1.1' },
+        spec.stateAfter([...history, first!]),
+      );
+      expect(sealed).toMatchObject({ type: 'RoundSealed', data: { cards: [{ card: 'KD' }] } });
+      spec
+        .given([...history, first!, sealed!])
+        .when(scan('QD', 1, 'banker'))
+        .thenThrows({ code: 'ROUND_FINISHED' });
     });
 
     it('corrects a misread card, keeping the composition right', () => {

@@ -54,6 +54,8 @@ export type ShoeCommand =
       hand: Hand;
     }
   | { type: 'ReportCutCard'; roundId: RoundId; roundNumber: number }
+  /** A round is being voided mid-deal: the shoe draws no more for it (ADR 0033). */
+  | { type: 'SealRound'; roundId: RoundId }
   | { type: 'CorrectCard'; roundId: RoundId; position: number; card: Card; reason: string }
   | {
       type: 'CloseShoe';
@@ -83,6 +85,8 @@ export interface ShoeState {
   /** Cards seen so far (burned face up, drawn), for the composition check on scanner shoes. */
   readonly seen: ReadonlyMap<Card, number>;
   readonly rounds: ReadonlyMap<RoundId, ShoeRound>;
+  /** Rounds the shoe draws no more cards for (RoundSealed): voided mid-deal. */
+  readonly sealed: ReadonlySet<RoundId>;
   readonly lastRoundDrawn: number;
   readonly lastRoundNumber: number | null;
   /** Where the cut card came out and in which round; null until it does. */
@@ -103,6 +107,7 @@ export const initialShoeState = (): ShoeState => ({
   position: 0,
   seen: new Map(),
   rounds: new Map(),
+  sealed: new Set(),
   lastRoundDrawn: 0,
   lastRoundNumber: null,
   cutCardReached: null,
@@ -179,6 +184,8 @@ export function evolveShoe(state: ShoeState, event: ShoeEvent): ShoeState {
         lastRoundNumber: event.data.lastRoundNumber,
         cutCardReached: { position: event.data.position, roundNumber: event.data.roundNumber },
       };
+    case 'RoundSealed':
+      return { ...state, sealed: new Set(state.sealed).add(event.data.roundId) };
     case 'ShoeClosed':
       return { ...state, status: 'closed' };
   }
@@ -192,6 +199,15 @@ function requireDealing(state: ShoeState): void {
   if (state.status === 'awaiting-burn') {
     throw new DomainError('INVALID_DEAL', `shoe ${state.shoeId} must burn before its first round`);
   }
+}
+
+/** A round sealed for its void (ADR 0033) takes no more cards, whatever its number. */
+function requireNotSealed(state: ShoeState, roundId: RoundId): void {
+  if (state.sealed.has(roundId))
+    throw new DomainError(
+      'ROUND_FINISHED',
+      `round ${roundId} was voided: the shoe deals it no more`,
+    );
 }
 
 /** Whether a round number may draw now: in order, and not past the last round. */
@@ -324,6 +340,7 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
       requireDealing(state);
       if (state.cardSource !== 'rng')
         throw new DomainError('WRONG_CARD_SOURCE', 'cards of a scanner shoe are scanned');
+      requireNotSealed(state, command.roundId);
       if (state.rounds.has(command.roundId)) return []; // drawn already: a retried deal
       requireRoundMayDraw(state, command.roundNumber);
       const seed = Buffer.from(command.seed, 'hex');
@@ -363,6 +380,7 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
       requireDealing(state);
       if (state.cardSource !== 'scanner')
         throw new DomainError('WRONG_CARD_SOURCE', 'an rng shoe deals its own cards');
+      requireNotSealed(state, command.roundId);
       const already = state.rounds.get(command.roundId)?.cards[command.index];
       if (already !== undefined) {
         if (already.card === command.card && already.hand === command.hand) return [];
@@ -417,6 +435,22 @@ function decide(command: ShoeCommand, state: ShoeState): ShoeEvent[] {
             position: state.position,
             roundNumber: command.roundNumber,
             lastRoundNumber: lastRoundAfterCutCard(command.roundNumber, inRound),
+          },
+        },
+      ];
+    }
+    case 'SealRound': {
+      if (state.status === 'none')
+        throw new DomainError('SHOE_NOT_FOUND', 'the shoe has not been shuffled');
+      // A closed shoe draws for no round: its cards for the round are final already.
+      if (state.status === 'closed' || state.sealed.has(command.roundId)) return [];
+      return [
+        {
+          type: 'RoundSealed',
+          data: {
+            shoeId: state.shoeId,
+            roundId: command.roundId,
+            cards: [...(state.rounds.get(command.roundId)?.cards ?? [])],
           },
         },
       ];

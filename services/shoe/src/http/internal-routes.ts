@@ -82,6 +82,11 @@ export function shoeInternalRoutes(app: HttpApp, deps: { shoes: ShoeService }): 
         internalContextOf(request),
       ),
   );
+  app.post(
+    '/internal/v1/shoes/:shoeId/rounds/:roundId/seal',
+    { config: internal('sealRound'), schema: { ...hidden, params: roundParams } },
+    async (request) => shoes.sealRound(request.params, internalContextOf(request)),
+  );
   app.get(
     '/internal/v1/shoes/:shoeId/rounds/:roundId/cards',
     { config: internal('roundCards'), schema: { ...hidden, params: roundParams } },

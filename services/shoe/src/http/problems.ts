@@ -37,8 +37,11 @@ export const SHOE_PORT_PROBLEMS = {
     'INVALID_DEAL',
     'SHOE_FINISHED',
     'SEED_MISMATCH',
+    'ROUND_FINISHED',
     CONTENDED,
   ],
+  /** Sealing a sealed round, or one of a closed shoe, answers its cards as they are. */
+  sealRound: ['SHOE_NOT_FOUND', CONTENDED],
   roundCards: [],
   drawScannedCard: [
     'SHOE_NOT_FOUND',
@@ -47,6 +50,7 @@ export const SHOE_PORT_PROBLEMS = {
     'WRONG_CARD_SOURCE',
     'SHOE_FINISHED',
     'IMPOSSIBLE_CARD',
+    'ROUND_FINISHED',
     CONTENDED,
   ],
   correctCard: [

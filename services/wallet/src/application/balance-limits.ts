@@ -62,12 +62,17 @@ export const walletEnvironmentShape = {
   WALLET_MAX_BALANCE: balanceLimitsSchema.prefault(String(DEFAULT_MAX_BALANCE)),
   /**
    * FUN_BALANCE: what a player's fun wallet is topped up to, in minor units of play money
-   * (`FUN`), each time they ask (ADR 0030). Play money is granted, never deposited.
+   * (`FUN`), each time they ask (ADR 0030). Play money is granted, never deposited. Bounded as
+   * real balances are (at most 10^15): a fun wallet near 2^53 − 1 could not be paid its wins,
+   * and a payout its wallet refuses is parked, not applied (ADR 0035).
    */
   FUN_BALANCE: z.coerce
     .number()
     .int()
     .positive()
-    .max(Number.MAX_SAFE_INTEGER)
+    .max(
+      DEFAULT_MAX_BALANCE,
+      `at most ${DEFAULT_MAX_BALANCE} minor units of play money, the bound of every balance (WALLET_MAX_BALANCE), so that its wins can always be paid`,
+    )
     .default(DEFAULT_FUN_BALANCE),
 } as const;

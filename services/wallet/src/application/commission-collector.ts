@@ -1,11 +1,20 @@
 import {
   causedBy,
+  subscribeParking,
   systemContext,
   type DocumentSet,
   type DurableProjection,
+  type Parking,
   type ProjectionRunner,
 } from '@croupier/application';
-import { dealerChanged, streams, walletEventSchema } from '@croupier/contracts';
+import {
+  commissionAccrued,
+  dealerChanged,
+  streams,
+  tableClosed,
+  walletEventSchema,
+  type ShiftEnd,
+} from '@croupier/contracts';
 import type {
   EventStore,
   ProjectionStorage,
@@ -58,8 +67,8 @@ export class CommissionLedger implements DurableProjection<CommissionOwedAtTable
     else docs.delete(tableId);
   }
 
-  /** Players owing commission at the table for any shift but `exceptShift`, by id. */
-  async playersOwing(tableId: string, exceptShift: string): Promise<string[]> {
+  /** Players owing commission at the table for any shift but `exceptShift` (null: any), by id. */
+  async playersOwing(tableId: string, exceptShift: string | null): Promise<string[]> {
     const owed = (await this.storage.get(this.name, tableId)) as CommissionOwedAtTable | undefined;
     return Object.entries(owed?.players ?? {})
       .filter(([, shifts]) => Object.keys(shifts).some((shift) => shift !== exceptShift))
@@ -73,7 +82,14 @@ export class CommissionLedger implements DurableProjection<CommissionOwedAtTable
  * DealerChanged, every player owing commission at the table for an earlier shift pays it. A
  * replayed DealerChanged collects nothing twice (what was collected is no longer owed), and
  * commission accrued late (a settlement the wallet applied after the change) is collected at
- * the next change; until then it is held back from the player's available balance.
+ * the next change; until then it is held back from the player's available balance. With
+ * `parking`, a change whose collection is refused for good (or fails again and again) is parked
+ * as `wallet-commission-collector` (ADR 0035): later changes are collected meanwhile.
+ *
+ * Closing the table ends its last shift (ADR 0008, addendum): on TableClosed every player owing
+ * commission there pays all of it. No change comes after a close, so commission accrued after
+ * it (a round whose betting had closed, dealt and settled after the close) is collected as it
+ * accrues: each CommissionAccrued at a closed table is collected at once, naming the close.
  */
 export function startCommissionCollector(
   store: EventStore,
@@ -81,11 +97,47 @@ export function startCommissionCollector(
   ledger: CommissionLedger,
   wallet: WalletService,
   onError: (error: unknown) => void,
+  parking?: Parking,
 ): Subscription {
-  return store.subscribe({
+  /** The TableClosed of each table seen closed: a table never opens again. */
+  const closedBy = new Map<string, string>();
+  const closeOf = async (tableId: string): Promise<string | null> => {
+    const known = closedBy.get(tableId);
+    if (known !== undefined) return known;
+    // A closed table's stream ends with its TableClosed: nothing is recorded after it.
+    const [last] = await store.readStream(streams.table(tableId), {
+      direction: 'backwards',
+      limit: 1,
+    });
+    if (last?.type !== 'TableClosed') return null;
+    closedBy.set(tableId, last.id);
+    return last.id;
+  };
+
+  const onShiftEnd = async (
+    event: RecordedEvent,
+    tableId: string,
+    currentShiftId: string | null,
+    endedBy: ShiftEnd,
+  ) => {
+    // The ledger as of this event: everything before it applied.
+    await projections.waitFor(event.position, [ledger.name], 60_000);
+    const context = causedBy(systemContext('commission-collector'), event.id);
+    for (const playerId of await ledger.playersOwing(tableId, currentShiftId)) {
+      await wallet.collectCommission(
+        playerId,
+        { type: 'CollectCommission', tableId, currentShiftId, endedBy },
+        context,
+      );
+    }
+  };
+
+  return subscribeParking(store, parking, 'wallet-commission-collector', {
     name: 'wallet-commission-collector',
     from: 'start',
-    filter: { streamPrefix: streams.table(''), eventTypes: ['DealerChanged'] },
+    // DealerChanged and TableClosed are table events, CommissionAccrued a wallet's: each type
+    // has one writer (ADR 0014), so the types alone select them.
+    filter: { eventTypes: ['DealerChanged', 'TableClosed', 'CommissionAccrued'] },
     // A DealerChanged delivered again collects nothing (what was collected is no longer owed):
     // one checkpoint per page (ADR 0022).
     checkpoints: 'per-page',
@@ -94,22 +146,35 @@ export function startCommissionCollector(
     readIntervalMs: 1_000,
     onError,
     handler: async (event) => {
-      const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
-      // The ledger as of this change: everything before it applied.
-      await projections.waitFor(event.position, [ledger.name], 60_000);
-      const context = causedBy(systemContext('commission-collector'), event.id);
-      for (const playerId of await ledger.playersOwing(change.tableId, change.shiftId)) {
-        await wallet.collectCommission(
-          playerId,
-          {
-            type: 'CollectCommission',
-            tableId: change.tableId,
-            currentShiftId: change.shiftId,
-            dealerChangeId: event.id,
-          },
-          context,
-        );
+      if (event.type === 'DealerChanged') {
+        const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
+        await onShiftEnd(event, change.tableId, change.shiftId, { dealerChangeId: event.id });
+        return;
       }
+      if (event.type === 'TableClosed') {
+        const { tableId } = tableClosed.parse({ type: event.type, data: event.data }).data;
+        closedBy.set(tableId, event.id);
+        await onShiftEnd(event, tableId, null, { tableClosedId: event.id });
+        return;
+      }
+      // Commission accrued at an open table waits for its shift to end; at a closed table no
+      // shift will end again: the bet's commission is collected now, naming the close.
+      const accrued = commissionAccrued.parse({ type: event.type, data: event.data }).data;
+      const tableClosedId = await closeOf(accrued.tableId);
+      if (tableClosedId === null) return;
+      await wallet.collectCommission(
+        accrued.playerId,
+        {
+          type: 'CollectCommission',
+          tableId: accrued.tableId,
+          currentShiftId: null,
+          endedBy: {
+            tableClosedId,
+            accrued: { settlementId: accrued.settlementId, betId: accrued.betId },
+          },
+        },
+        causedBy(systemContext('commission-collector'), event.id),
+      );
     },
   });
 }

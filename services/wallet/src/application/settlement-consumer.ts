@@ -1,5 +1,10 @@
-import { causedBy, systemContext } from '@croupier/application';
-import type { CommandContext, SettlementMessage } from '@croupier/contracts';
+import { causedBy, systemContext, type Parking } from '@croupier/application';
+import {
+  settlementMessageSchema,
+  type CommandContext,
+  type SettlementMessage,
+} from '@croupier/contracts';
+import type { EventStore, Subscription } from '@croupier/eventstore';
 import type { SettlementBus, SettlementConsumer } from '@croupier/messaging';
 import type { WalletService } from './wallet-service.js';
 
@@ -76,11 +81,42 @@ export async function applySettlementMessage(
   );
 }
 
-/** Attaches the wallet to the settlement bus. */
+/**
+ * Attaches the wallet to the settlement bus. With `parking`, a message the wallet cannot apply
+ * (a credit refused BALANCE_LIMIT, or failing again and again) is parked as `wallet-ledger`
+ * and taken as done (ADR 0035): on the in-process bus the outbox goes on with the other players'
+ * payouts instead of publishing it again forever, and on BullMQ the job completes.
+ */
 export function consumeSettlements(
   bus: SettlementBus,
   wallet: WalletService,
-  options: { concurrency?: number } = {},
+  options: { concurrency?: number; parking?: Parking } = {},
 ): Promise<SettlementConsumer> {
-  return bus.consume((message) => applySettlementMessage(wallet, message), options);
+  const { parking, ...consuming } = options;
+  const apply = (message: SettlementMessage) => applySettlementMessage(wallet, message);
+  return bus.consume(
+    parking === undefined
+      ? apply
+      : parking.guard('wallet-ledger', apply, (message) => ({
+          messageId: message.messageId,
+          playerId: message.playerId,
+          message,
+        })),
+    consuming,
+  );
+}
+
+/** Applies the `wallet-ledger` messages an operator asked to retry, where the wallet consumes. */
+export function retryParkedSettlements(
+  store: EventStore,
+  parking: Parking,
+  wallet: WalletService,
+  onError: (error: unknown) => void,
+): Subscription {
+  return parking.startRetries(
+    store,
+    'wallet-ledger',
+    (message) => applySettlementMessage(wallet, settlementMessageSchema.parse(message)),
+    onError,
+  );
 }

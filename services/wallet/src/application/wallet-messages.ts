@@ -2,6 +2,7 @@ import { deterministicId } from '@croupier/application';
 import {
   isPlayMoney,
   SETTLEMENT_MESSAGE_SCHEMA_V2,
+  shiftEndIdOf,
   STREAM_PREFIXES,
   walletEventSchema,
   type WalletMessage,
@@ -118,7 +119,7 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
         ...base,
         kind: 'commission-collected',
         tableId: record.data.tableId,
-        settlementId: record.data.dealerChangeId,
+        settlementId: shiftEndIdOf(record.data),
         shiftId: record.data.shiftId,
       };
   }

@@ -4,6 +4,7 @@ import {
   eventTypesOf,
   isPlayMoney,
   PLAY_MONEY_CURRENCY,
+  shiftEndIdOf,
   walletEventSchema,
   walletStreamOf,
   type CommandContext,
@@ -12,6 +13,7 @@ import {
   type WalletPort,
 } from '@croupier/contracts';
 import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
+import { beforeBet, stakeStandingOf } from './round-stakes.js';
 import type { WalletMode } from './wallet-mode.js';
 import {
   available,
@@ -47,11 +49,15 @@ function walletEventId(event: WalletEvent): string {
     case 'CommissionCollected':
       return deterministicId(
         event.type,
-        event.data.dealerChangeId,
+        shiftEndIdOf(event.data),
         event.data.playerId,
         event.data.shiftId,
         // One collection per seat (002); a collection without a seat keeps its id as it was.
         ...(event.data.seat === undefined ? [] : [String(event.data.seat)]),
+        // After the close, one per bet settled late: each collects what was owed then.
+        ...(event.data.accrued === undefined
+          ? []
+          : [event.data.accrued.settlementId, event.data.accrued.betId]),
       );
     case 'PayoutAdjusted':
       return deterministicId(event.type, event.data.resettlementId, event.data.betId);
@@ -207,7 +213,8 @@ export class WalletService implements WalletPort {
     const debited = new Set(
       events.flatMap((event) => (event.type === 'StakeDebited' ? [event.data.betId] : [])),
     );
-    return { debited: input.stakes.filter((stake) => debited.has(stake.betId)) };
+    // All or none: a refusal is thrown above, before anything moved.
+    return { debited: input.stakes.filter((stake) => debited.has(stake.betId)), refusal: null };
   }
 
   async refundStake(
@@ -215,10 +222,13 @@ export class WalletService implements WalletPort {
     context: CommandContext,
   ): ReturnType<WalletPort['refundStake']> {
     const { playerId, ...refund } = input;
+    const standing = beforeBet(refund.reason)
+      ? await stakeStandingOf(this.commands, input)
+      : undefined;
     const { events } = await this.run(
       playerId,
       moneyOf(refund.currency),
-      { type: 'RefundStake', ...refund },
+      { type: 'RefundStake', ...refund, standing },
       context,
     );
     return { refunded: events.length > 0 };

@@ -1,6 +1,7 @@
 import type { WalletEvent } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
+import type { StakeStanding } from './stake-standing.js';
 import { available, walletDecider } from './wallet.decider.js';
 
 const spec = deciderSpecification(walletDecider);
@@ -138,6 +139,37 @@ describe('wallet decider', () => {
     spec.given([deposited, debited]).when(refund).then([refunded]);
     spec.given([deposited, debited, refunded]).when(refund).then([]);
     spec.given([deposited]).when(refund).then([]);
+  });
+
+  it('refunds a stake refused before any bet only once its round released it (issue 24, defect 5)', () => {
+    const refund = (standing?: StakeStanding) =>
+      ({
+        type: 'RefundStake',
+        betId: BET,
+        roundId: 't1.1.1',
+        amount: 400,
+        reason: 'bet-rejected',
+        ...(standing === undefined ? {} : { standing }),
+      }) as const;
+    // The bet stands on the round (a concurrent request for the same bet placed it), or may
+    // still come: its round closes the stake, never this refund.
+    for (const standing of ['bet', 'not-released', undefined] as const)
+      spec.given([deposited, debited]).when(refund(standing)).then([]);
+    const refunded: WalletEvent = {
+      type: 'StakeRefunded',
+      data: {
+        playerId: 'alice',
+        betId: BET,
+        roundId: 't1.1.1',
+        amount: 400,
+        reason: 'bet-rejected',
+      },
+    };
+    spec.given([deposited, debited]).when(refund('released')).then([refunded]);
+    spec
+      .given([deposited, debited])
+      .when({ ...refund('no-round'), reason: 'orphaned-debit' })
+      .then([{ ...refunded, data: { ...refunded.data, reason: 'orphaned-debit' } }]);
   });
 
   it('refuses a bet id open for another round or amount, whatever the step, and moves nothing', () => {
@@ -285,7 +317,7 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: BET,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([collected(3, 20), collected(6, 15)]);
     expect(available(spec.stateAfter([...history, collected(3, 20)]))).toBe(965);
@@ -334,7 +366,7 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: BET,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([
         {
@@ -355,9 +387,48 @@ describe('wallet decider', () => {
         type: 'CollectCommission',
         tableId: 'salon',
         currentShiftId: SHIFT,
-        dealerChangeId: SETTLEMENT,
+        endedBy: { dealerChangeId: SETTLEMENT },
       })
       .then([]);
+  });
+
+  it('collects every shift, the one running too, when the table closes (its last shift ends)', () => {
+    const accrued = (shiftId: string, amount: number): WalletEvent => ({
+      type: 'CommissionAccrued',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        seat: 3,
+        shiftId,
+        betId: BET,
+        settlementId: SETTLEMENT,
+        amount,
+      },
+    });
+    const history = [deposited, accrued(SHIFT, 20), accrued(BET, 15)];
+    const closed = (shiftId: string, amount: number): WalletEvent => ({
+      type: 'CommissionCollected',
+      data: {
+        playerId: 'alice',
+        tableId: 'salon',
+        shiftId,
+        seat: 3,
+        amount,
+        tableClosedId: SETTLEMENT,
+      },
+    });
+    spec
+      .given(history)
+      .when({
+        type: 'CollectCommission',
+        tableId: 'salon',
+        currentShiftId: null,
+        endedBy: { tableClosedId: SETTLEMENT },
+      })
+      .then([closed(SHIFT, 20), closed(BET, 15)]);
+    const after = spec.stateAfter([...history, closed(SHIFT, 20), closed(BET, 15)]);
+    expect(after.commissionOwed.size).toBe(0);
+    expect(available(after)).toBe(after.balance);
   });
 });
 
@@ -386,5 +457,39 @@ describe('resettlement', () => {
     // Commission reduced after it was collected comes back to the balance.
     const [reduced] = walletDecider.decide(adjust(0, -20), spec.stateAfter([deposited]));
     expect(spec.stateAfter([deposited, reduced!]).balance).toBe(1_020);
+  });
+
+  it('adjusts nothing of a stake given back: it was never taken (issue 24, defect 5)', () => {
+    const refunded: WalletEvent = {
+      type: 'StakeRefunded',
+      data: { playerId: 'alice', betId: BET, roundId: 't1.1.1', amount: 400, reason: 'voided' },
+    };
+    const adjust = {
+      type: 'AdjustPayout',
+      currency: 'EUR',
+      resettlementId: SETTLEMENT,
+      roundId: 't1.1.1',
+      betId: BET,
+      delta: 400,
+      commissionDelta: 0,
+      tableId: 'salon',
+      shiftId: SHIFT,
+      reason: 'void',
+    } as const;
+    spec.given([deposited, debited, refunded]).when(adjust).then([]);
+    // A stake taken and lost: its void gives it back.
+    const lost: WalletEvent = {
+      type: 'PayoutCredited',
+      data: {
+        playerId: 'alice',
+        betId: BET,
+        roundId: 't1.1.1',
+        settlementId: SETTLEMENT,
+        amount: 0,
+        result: 'lose',
+      },
+    };
+    const [adjusted] = walletDecider.decide(adjust, spec.stateAfter([deposited, debited, lost]));
+    expect(spec.stateAfter([deposited, debited, lost, adjusted!]).balance).toBe(1_000);
   });
 });

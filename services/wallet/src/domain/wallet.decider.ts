@@ -6,9 +6,11 @@ import {
   PLAY_MONEY_CURRENCY,
   type PlayerId,
   type RoundId,
+  type ShiftEnd,
   type WalletEvent,
 } from '@croupier/contracts';
 import type { Decider } from '@croupier/application';
+import { mayRefund, type RefundReason, type StakeStanding } from './stake-standing.js';
 
 /**
  * A player's wallet. Its balance is the sum of its events. A stake debited for a bet stays
@@ -58,7 +60,12 @@ export type WalletCommand =
       /** The round the stake was debited for, and its amount: a refund for another is refused. */
       roundId: RoundId;
       amount: number;
-      reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
+      reason: RefundReason;
+      /**
+       * What the stake's round records of it, read when the refund is asked for: a refund before
+       * any bet (`bet-rejected`, `orphaned-debit`) stands only on the round's release of it.
+       */
+      standing?: StakeStanding | undefined;
     }
   | {
       type: 'AdjustPayout';
@@ -73,8 +80,16 @@ export type WalletCommand =
       seat?: number | null;
       reason: 'void' | 'correction';
     }
-  /** Collects the commission owed at a table for every shift but the one now running. */
-  | { type: 'CollectCommission'; tableId: string; currentShiftId: string; dealerChangeId: string };
+  /**
+   * Collects the commission owed at a table for every shift but the one now running (`null`
+   * once the table closed: every shift has ended), naming what ended them.
+   */
+  | {
+      type: 'CollectCommission';
+      tableId: string;
+      currentShiftId: string | null;
+      endedBy: ShiftEnd;
+    };
 
 export interface OpenStake {
   readonly roundId: RoundId;
@@ -90,6 +105,11 @@ export interface WalletState {
   readonly balance: number;
   readonly openStakes: ReadonlyMap<string, OpenStake>;
   /**
+   * The bet ids of stakes given back (StakeRefunded): never taken, so nothing their round
+   * resettles later is the wallet's to adjust.
+   */
+  readonly refundedStakes: ReadonlySet<string>;
+  /**
    * Amount of each deposit and withdrawal by its reference, keyed `deposit:REF`, `withdrawal:REF`;
    * a fun wallet's play-money grants by number, `grant:N`.
    */
@@ -104,6 +124,7 @@ export const initialWalletState = (): WalletState => ({
   currency: null,
   balance: 0,
   openStakes: new Map(),
+  refundedStakes: new Set(),
   references: new Map(),
   commissionOwed: new Map(),
 });
@@ -171,6 +192,7 @@ export function evolveWallet(state: WalletState, event: WalletEvent): WalletStat
         ...state,
         balance: state.balance + event.data.amount,
         openStakes: withoutStake(state.openStakes, event.data.betId),
+        refundedStakes: new Set(state.refundedStakes).add(event.data.betId),
       };
     case 'CommissionAccrued':
     case 'CommissionCollected':
@@ -459,6 +481,9 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       // Closed already (paid or refunded), or never debited: nothing to return.
       const stake = openStakeNamed(state, command);
       if (stake === undefined) return [];
+      // Not released by its round: it stands as a bet, or may still become one. Its round
+      // closes it (settlement or void), never this refund.
+      if (!mayRefund(command.reason, command.standing)) return [];
       return [
         {
           type: 'StakeRefunded',
@@ -479,6 +504,8 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
       }
       requireSameMoney(state, command.currency, 'an adjustment');
       if (command.delta === 0 && command.commissionDelta === 0) return [];
+      // A stake given back was never taken: its bet's resettlement moves none of its money.
+      if (state.refundedStakes.has(command.betId)) return [];
       requireSafeBalance(state, command.delta);
       const { type: _type, currency: _currency, ...data } = command;
       return [
@@ -506,7 +533,7 @@ function decide(command: WalletCommand, state: WalletState): WalletEvent[] {
             shiftId,
             ...(seat > 0 ? { seat } : {}),
             amount: owed,
-            dealerChangeId: command.dealerChangeId,
+            ...command.endedBy,
           },
         }));
     }

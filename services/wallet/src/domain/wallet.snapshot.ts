@@ -11,6 +11,7 @@ const encodedWalletSchema = z.object({
   openStakes: z.array(
     z.tuple([z.string(), z.object({ roundId: z.string(), amount: z.number().int() })]),
   ),
+  refundedStakes: z.array(z.string()),
   references: z.array(z.tuple([z.string(), z.number().int()])),
   commissionOwed: z.array(z.tuple([z.string(), z.number().int()])),
 });
@@ -22,13 +23,15 @@ const encodedWalletSchema = z.object({
  */
 export const walletSnapshots: AggregateSnapshots<WalletState> = {
   // 2: commission owed is keyed per table, shift and seat (002), no longer per table and shift.
-  version: 2,
+  // 3: the stakes refunded (refundedStakes), which no adjustment moves (ADR 0034).
+  version: 3,
   encode: (state) => ({
     exists: state.exists,
     playerId: state.playerId,
     currency: state.currency,
     balance: state.balance,
     openStakes: [...state.openStakes],
+    refundedStakes: [...state.refundedStakes],
     references: [...state.references],
     commissionOwed: [...state.commissionOwed],
   }),
@@ -40,6 +43,7 @@ export const walletSnapshots: AggregateSnapshots<WalletState> = {
       currency: encoded.currency,
       balance: encoded.balance,
       openStakes: new Map(encoded.openStakes),
+      refundedStakes: new Set(encoded.refundedStakes),
       references: new Map(encoded.references),
       commissionOwed: new Map(encoded.commissionOwed),
     };

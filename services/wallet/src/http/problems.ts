@@ -58,7 +58,8 @@ export const WALLET_PORT_PROBLEMS = {
     CONTENDED,
   ],
   /**
-   * A stake not open here (refunded or paid already, or never debited) is left as it is;
+   * A stake not open here (refunded or paid already, or never debited) is left as it is, and so
+   * is one refunded before any bet that its round has not released (ADR 0034);
    * ID_CONFLICT: it is open for another round or amount.
    */
   refundStake: ['ID_CONFLICT', CONTENDED],

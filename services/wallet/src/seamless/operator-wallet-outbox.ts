@@ -1,4 +1,10 @@
-import { systemContext, type DocumentSet, type DurableProjection } from '@croupier/application';
+import {
+  MessageRefusedError,
+  systemContext,
+  type DocumentSet,
+  type DurableProjection,
+  type Parking,
+} from '@croupier/application';
 import {
   operatorWalletEventSchema,
   type OperatorWalletEvent,
@@ -81,6 +87,11 @@ export interface OperatorWalletOutboxOptions {
   readonly sync: () => Promise<void>;
   readonly onError: (error: unknown, call: PendingCall | null) => void;
   readonly clock?: () => number;
+  /**
+   * Where a call the operator's wallet refuses is parked (`operator-wallet-outbox`, ADR 0035),
+   * until an operator asks for its retry. Without it a refused call is tried at every pass.
+   */
+  readonly parking?: Parking;
 }
 
 /**
@@ -88,12 +99,18 @@ export interface OperatorWalletOutboxOptions {
  * requested is sent under its key until the wallet confirms it (`OperatorCallDelivered`), so a
  * wallet that was away gets every call once it is back, and each once by its key. Debits whose
  * request died are resolved by their status. Running it in two processes sends a call twice at
- * worst, which the key makes harmless.
+ * worst, which the key makes harmless. A call the wallet refuses is not sent again under its key
+ * at every pass: it is parked, and sent again once an operator asks for it (`retryParked`).
  */
 export class OperatorWalletOutbox {
   private readonly signal = new WakeSignal();
   private running: Promise<void> | null = null;
   private stopped = false;
+  /**
+   * The keys this process parked: the passes skip them, a retry sends them. Not read back at a
+   * start: a call parked before it is sent once more, refused, and parked again (no event twice).
+   */
+  private readonly parked = new Set<string>();
 
   constructor(
     private readonly calls: PendingOperatorCalls,
@@ -123,7 +140,13 @@ export class OperatorWalletOutbox {
     const clock = this.options.clock ?? Date.now;
     const context = systemContext('operator-wallet-outbox');
     let delivered = 0;
-    for (const call of await this.calls.all()) {
+    const calls = await this.calls.all();
+    // A parked call confirmed meanwhile (retried by another process) is owed no more.
+    if (this.parked.size > 0) {
+      const owed = new Set(calls.map((call) => call.key));
+      for (const key of this.parked) if (!owed.has(key)) this.parked.delete(key);
+    }
+    for (const call of calls) {
       try {
         if (call.call === 'debit') {
           if (clock() - call.requestedAt < (this.options.orphanedDebitAfterMs ?? 60_000)) continue;
@@ -136,35 +159,35 @@ export class OperatorWalletOutbox {
           delivered++;
           continue;
         }
-        const answer =
-          call.call === 'credit'
-            ? await this.operator.credit({
-                key: call.key,
-                playerId: call.playerId,
-                roundId: call.roundId,
-                betId: call.betId,
-                amount: call.amount,
-                currency: call.currency,
-                kind: call.kind,
-              })
-            : await this.operator.rollback({
-                key: call.key,
-                debitKey: call.debitKey,
-                playerId: call.playerId,
-                roundId: call.roundId,
-                betId: call.betId,
-                amount: call.amount,
-                currency: call.currency,
-              });
+        if (this.parked.has(call.key)) continue;
+        const answer = await this.send(call);
         if (answer.outcome === 'refused') {
-          // Kept and tried again: a refused credit is money the player is owed, for an operator
-          // to look at (the call's key names it in the wallet's records).
-          this.options.onError(
-            new Error(
-              `the operator's wallet refused ${call.call} ${call.key}: ${answer.code} ${answer.detail}`,
-            ),
-            call,
+          const refusal = new MessageRefusedError(
+            answer.code,
+            `the operator's wallet refused ${call.call} ${call.key}: ${answer.code} ${answer.detail}`,
           );
+          const parking = this.options.parking;
+          if (parking === undefined) {
+            // Kept and tried again: a refused credit is money the player is owed, for an
+            // operator to look at (the call's key names it in the wallet's records).
+            this.options.onError(refusal, call);
+            continue;
+          }
+          // Not sent again under its key at every pass: parked, for an operator to fix what
+          // the wallet refused and ask for a retry.
+          await parking.park(
+            {
+              consumer: 'operator-wallet-outbox',
+              messageId: call.key,
+              playerId: call.playerId,
+              message: { ...call },
+              code: refusal.code,
+              detail: refusal.message,
+              attempts: 1,
+            },
+            context,
+          );
+          this.parked.add(call.key);
           continue;
         }
         await this.wallet.markDelivered(
@@ -182,6 +205,56 @@ export class OperatorWalletOutbox {
       }
     }
     return delivered;
+  }
+
+  /**
+   * A parked call an operator asked to retry: sent once more under its key. Confirmed, it is
+   * delivered; refused again, the refusal is thrown (and the call parked again by the retry).
+   */
+  async retryParked(message: Record<string, unknown>): Promise<void> {
+    const key = message['key'];
+    await this.options.sync();
+    const call = (await this.calls.all()).find(
+      (pending) => pending.key === key && pending.call !== 'debit',
+    );
+    // Confirmed meanwhile (the wallet answered a late request): nothing is owed any more.
+    if (call === undefined || call.call === 'debit') return;
+    const answer = await this.send(call);
+    if (answer.outcome === 'refused')
+      throw new MessageRefusedError(
+        answer.code,
+        `the operator's wallet refused ${call.call} ${call.key} again: ${answer.code} ${answer.detail}`,
+      );
+    this.parked.delete(call.key);
+    await this.wallet.markDelivered(
+      call.playerId,
+      call.key,
+      call.call,
+      answer.transactionId,
+      systemContext('operator-wallet-outbox'),
+    );
+  }
+
+  private send(call: Exclude<PendingCall, { call: 'debit' }>) {
+    return call.call === 'credit'
+      ? this.operator.credit({
+          key: call.key,
+          playerId: call.playerId,
+          roundId: call.roundId,
+          betId: call.betId,
+          amount: call.amount,
+          currency: call.currency,
+          kind: call.kind,
+        })
+      : this.operator.rollback({
+          key: call.key,
+          debitKey: call.debitKey,
+          playerId: call.playerId,
+          roundId: call.roundId,
+          betId: call.betId,
+          amount: call.amount,
+          currency: call.currency,
+        });
   }
 
   private async loop(): Promise<void> {

@@ -1,6 +1,7 @@
 import type { OperatorWalletEvent } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, it } from 'vitest';
+import type { StakeStanding } from '../domain/stake-standing.js';
 import { debitKeyOf, operatorWalletDecider, rollbackKeyOf } from './operator-wallet.decider.js';
 
 const spec = deciderSpecification(operatorWalletDecider);
@@ -185,6 +186,90 @@ describe('operator wallet decider (seamless mode)', () => {
       .when(rollback(ROUND, 400))
       .then([]);
     spec.given([]).when(rollback(ROUND, 400)).then([]);
+  });
+
+  it('rolls back a stake refused before any bet only once its round released it (issue 24, defect 5)', () => {
+    const rollback = (standing?: StakeStanding) =>
+      ({
+        type: 'RequestRollback',
+        roundId: ROUND,
+        betId: BET,
+        amount: 400,
+        reason: 'bet-rejected',
+        ...(standing === undefined ? {} : { standing }),
+      }) as const;
+    const rolledBack: OperatorWalletEvent = {
+      type: 'OperatorRollbackRequested',
+      data: {
+        ...common,
+        currency: 'EUR',
+        key: rollbackKeyOf(KEY),
+        debitKey: KEY,
+        reason: 'bet-rejected',
+      },
+    };
+    // A concurrent request for the same bet shares the debit and placed the bet: its round
+    // closes it. Not released yet: the bet may still come. Neither is rolled back.
+    for (const standing of ['bet', 'not-released', undefined] as const)
+      spec
+        .given([requested(1), confirmed])
+        .when(rollback(standing))
+        .then([]);
+    spec
+      .given([requested(1), confirmed])
+      .when(rollback('released'))
+      .then([rolledBack]);
+    // No such round: it can never hold the bet (the sweep's orphan of a round never opened).
+    spec
+      .given([requested(1), confirmed])
+      .when({ ...rollback('no-round'), reason: 'orphaned-debit' })
+      .then([{ ...rolledBack, data: { ...rolledBack.data, reason: 'orphaned-debit' } }]);
+  });
+
+  it('credits an adjustment only for a stake that was taken (issue 24, defect 5)', () => {
+    const adjustment = {
+      ...credit(400),
+      key: '00000000-0000-4000-8000-0000000000e2',
+      kind: 'adjustment',
+      settlementId: '00000000-0000-4000-8000-0000000000c2',
+    } as const;
+    const adjusted: OperatorWalletEvent = {
+      type: 'OperatorCreditRequested',
+      data: {
+        ...credited.data,
+        amount: 400,
+        key: adjustment.key,
+        kind: 'adjustment',
+        settlementId: adjustment.settlementId,
+      },
+    };
+    const lost: OperatorWalletEvent = { ...credited, data: { ...credited.data, amount: 0 } };
+    // A loss, then a void: the stake comes back.
+    spec
+      .given([requested(1), confirmed, lost])
+      .when(adjustment)
+      .then([adjusted]);
+    // Its stake rolled back already, or never confirmed: nothing of it is the wallet's to return.
+    const rolledBack: OperatorWalletEvent = {
+      type: 'OperatorRollbackRequested',
+      data: {
+        ...common,
+        currency: 'EUR',
+        key: rollbackKeyOf(KEY),
+        debitKey: KEY,
+        reason: 'bet-rejected',
+      },
+    };
+    // (Its loss asked no credit: a rolled-back stake's payout is withheld.)
+    spec
+      .given([requested(1), confirmed, rolledBack])
+      .when(adjustment)
+      .then([]);
+    spec
+      .given([requested(1)])
+      .when(adjustment)
+      .then([]);
+    spec.given([]).when(adjustment).then([]);
   });
 
   it('records a delivery once', () => {

@@ -5,13 +5,16 @@ import {
   type PlayerId,
   type RoundId,
 } from '@croupier/contracts';
+import { mayRefund, type RefundReason, type StakeStanding } from '../domain/stake-standing.js';
 
 /**
  * Seamless mode's record of one player's dealings with the operator's wallet (ADR 0026). The
  * balance is the operator's; this decider only keeps the calls straight: a bet's stake is asked
  * for under a key, confirmed or failed, and once confirmed closed by exactly one credit request
- * (its settlement) or one rollback request (its refund). Keys are made by the caller (see
- * `debitKeyOf`, `rollbackKeyOf`), so a retried step asks under the same key.
+ * (its settlement) or one rollback request (its refund). A stake that became a bet is closed
+ * by its round only, and an adjustment moves only a stake that was taken (ADR 0034). Keys are
+ * made by the caller (see `debitKeyOf`, `rollbackKeyOf`), so a retried step asks under the same
+ * key.
  */
 export type OperatorWalletCommand =
   | {
@@ -40,7 +43,12 @@ export type OperatorWalletCommand =
       roundId: RoundId;
       betId: string;
       amount: number;
-      reason: 'voided' | 'cleared' | 'bet-rejected' | 'orphaned-debit';
+      reason: RefundReason;
+      /**
+       * What the stake's round records of it, read when the rollback is asked for: a rollback
+       * before any bet (`bet-rejected`, `orphaned-debit`) stands only on the round's release.
+       */
+      standing?: StakeStanding | undefined;
     }
   | {
       type: 'RequestCredit';
@@ -234,6 +242,9 @@ export const operatorWalletDecider: Decider<
             `betId ${command.betId}: its stake was debited for round ${debit.roundId}, ${debit.amount}`,
             { field: 'betId' },
           );
+        // Not released by its round: it stands as a bet, or may still become one (a concurrent
+        // request for the same bet shares this debit's key). Its round closes it.
+        if (!mayRefund(command.reason, command.standing)) return [];
         return [
           {
             type: 'OperatorRollbackRequested',
@@ -255,14 +266,12 @@ export const operatorWalletDecider: Decider<
         const debit = state.debits.get(command.betId);
         // A payout closes a confirmed stake of its round, once: never one refunded or never
         // confirmed (a bet of transfer mode, before the switch, is not this wallet's to pay).
-        if (
-          command.kind === 'settlement' &&
-          (debit === undefined ||
-            debit.status !== 'confirmed' ||
-            debit.roundId !== command.roundId ||
-            debit.closedBy !== null)
-        )
-          return [];
+        // An adjustment (a resettlement's delta) moves only a stake that was taken: never one
+        // rolled back, whose bet gets nothing back of a stake it no longer holds.
+        const taken =
+          debit !== undefined && debit.status === 'confirmed' && debit.roundId === command.roundId;
+        if (command.kind === 'settlement' && !(taken && debit.closedBy === null)) return [];
+        if (command.kind === 'adjustment' && !(taken && debit.closedBy !== 'rollback')) return [];
         return [
           {
             type: 'OperatorCreditRequested',

@@ -1,4 +1,9 @@
-import type { CommandHandler, ProjectionRunner } from '@croupier/application';
+import {
+  MessageRefusedError,
+  type CommandHandler,
+  type Parking,
+  type ProjectionRunner,
+} from '@croupier/application';
 import { isPlayMoney, type OperatorWalletPort, type WalletPort } from '@croupier/contracts';
 import type { EventStore, ProjectionStorage, Subscription } from '@croupier/eventstore';
 import { applyPlayMoneyRecord } from '../application/play-money-settlement.js';
@@ -29,6 +34,11 @@ export interface SeamlessModeOptions {
   readonly playMoney: WalletService;
   /** The operator's wallet; default HTTP to OPERATOR_WALLET_URL, signed with the secret. */
   readonly operator?: OperatorWalletPort;
+  /**
+   * Where the feed parks a record it cannot apply and the outbox a call the wallet refuses
+   * (ADR 0035); their retries run with them. Without it both try again forever.
+   */
+  readonly parking?: Parking;
 }
 
 /**
@@ -48,6 +58,7 @@ export class SeamlessMode {
   readonly calls: PendingOperatorCalls;
   readonly outbox: OperatorWalletOutbox;
   private feed: Subscription | null = null;
+  private retries: Subscription[] = [];
 
   constructor(private readonly options: SeamlessModeOptions) {
     const { settings, logger } = options;
@@ -81,18 +92,37 @@ export class SeamlessMode {
       onError: (error, call) => {
         logger.warn({ err: error, key: call?.key, call: call?.call }, 'operator wallet: retrying');
       },
+      ...(options.parking === undefined ? {} : { parking: options.parking }),
     });
     this.outbox = outbox;
   }
 
   /** Starts the feed and the outbox; the feed is returned for the process's metrics. */
   start(): Subscription {
-    this.feed ??= startOperatorWalletFeed(this.options.store, this.wallet, (error) => {
-      this.options.logger.warn(
-        { err: error, subscription: 'operator-wallet-feed' },
-        'subscription retrying',
+    const { store, logger, parking } = this.options;
+    const report = (name: string) => (error: unknown) => {
+      logger.warn({ err: error, subscription: name }, 'subscription retrying');
+    };
+    if (this.feed === null) {
+      this.feed = startOperatorWalletFeed(
+        store,
+        this.wallet,
+        report('operator-wallet-feed'),
+        parking,
       );
-    });
+      if (parking !== undefined)
+        this.retries.push(
+          parking.startEventRetries(store, 'operator-wallet-feed', report('parked-retries')),
+          parking.startRetries(
+            store,
+            'operator-wallet-outbox',
+            (message) => this.outbox.retryParked(message),
+            report('parked-retries'),
+            // Only a refusal parks the call again; a wallet that is away is waited for.
+            (error) => !(error instanceof MessageRefusedError),
+          ),
+        );
+    }
     this.outbox.start();
     return this.feed;
   }
@@ -101,6 +131,7 @@ export class SeamlessMode {
   async stop(): Promise<void> {
     await this.feed?.stop();
     this.feed = null;
+    await Promise.all(this.retries.splice(0).map((retries) => retries.stop()));
     await this.outbox.stop();
   }
 }

@@ -1,11 +1,12 @@
 import {
   deterministicId,
+  subscribeParking,
   systemContext,
   type Aggregate,
   type CommandHandler,
+  type Parking,
 } from '@croupier/application';
 import {
-  DomainError,
   eventTypesOf,
   isPlayMoney,
   operatorWalletEventSchema,
@@ -16,6 +17,7 @@ import {
   type OperatorWalletPort,
   type PlayerId,
   type StakeOf,
+  type StakeRefusal,
   type WalletPort,
 } from '@croupier/contracts';
 import {
@@ -25,6 +27,7 @@ import {
   type OperatorWalletState,
 } from './operator-wallet.decider.js';
 import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import { beforeBet, stakeStandingOf } from '../application/round-stakes.js';
 
 export const operatorWalletAggregate: Aggregate<
   OperatorWalletCommand,
@@ -85,7 +88,7 @@ export class SeamlessWallet implements WalletPort {
     input: Parameters<WalletPort['debitStakes']>[0],
     context: CommandContext,
   ): ReturnType<WalletPort['debitStakes']> {
-    const { playerId, roundId } = input;
+    const { playerId } = input;
     const { events, state } = await this.run(
       playerId,
       { type: 'RequestDebits', ...input },
@@ -110,30 +113,40 @@ export class SeamlessWallet implements WalletPort {
       .filter((o) => o.status === 'confirmed' && askedNow.has(o.debit.key))
       .map((o) => o.stake);
     const failed = outcomes.filter((o) => o.status !== 'confirmed');
-    if (failed.length === 0) return { debited };
-    // All or none: what this request did debit goes back before the bets are refused.
-    for (const stake of debited)
-      await this.refundStake(
-        { playerId, roundId, betId: stake.betId, amount: stake.amount, reason: 'bet-rejected' },
-        context,
-      );
+    if (failed.length === 0) return { debited, refusal: null };
+    // Refused in part: what this request did debit is the caller's to give back, through its
+    // round. Not here: a concurrent request for the same bet shares its debit's key, learned the
+    // same confirmation, and may have placed the bet meanwhile (ADR 0034).
     const { state: after } = await this.commands.load(
       operatorWalletAggregate,
       streams.operatorWallet(playerId),
     );
-    throw this.refusalOf(
-      failed.map((o) => o.stake),
-      after,
-    );
+    return {
+      debited,
+      refusal: refusalOf(
+        failed.map((o) => o.stake),
+        after,
+      ),
+    };
   }
 
-  /** Refunds a debited stake by a rollback the outbox delivers; false if none was open. */
+  /**
+   * Refunds a debited stake by a rollback the outbox delivers; false if none was open, or if
+   * its round has not released a stake refunded before any bet.
+   */
   async refundStake(
     input: Parameters<WalletPort['refundStake']>[0],
     context: CommandContext,
   ): ReturnType<WalletPort['refundStake']> {
     const { playerId, currency: _currency, ...rollback } = input;
-    const { events } = await this.run(playerId, { type: 'RequestRollback', ...rollback }, context);
+    const standing = beforeBet(rollback.reason)
+      ? await stakeStandingOf(this.commands, input)
+      : undefined;
+    const { events } = await this.run(
+      playerId,
+      { type: 'RequestRollback', ...rollback, standing },
+      context,
+    );
     if (events.length > 0) this.onRequested();
     return { refunded: events.length > 0 };
   }
@@ -280,27 +293,26 @@ export class SeamlessWallet implements WalletPort {
     // a debit still in flight is refused when it arrives, or given back if it was applied.
     return { type: 'FailDebit', betId, key, outcome: 'unresolved', code: 'UNAVAILABLE' };
   }
-
-  private refusalOf(stakes: readonly StakeOf[], state: OperatorWalletState): DomainError {
-    const betIds = stakes.map((stake) => stake.betId);
-    const codes = stakes.map((stake) => state.debits.get(stake.betId)?.failure ?? 'UNAVAILABLE');
-    const refusal = codes.map((code) => REFUSALS[code]).find((mapped) => mapped !== undefined);
-    if (refusal !== undefined)
-      return new DomainError(
-        refusal,
-        `the operator's wallet refused the stake: ${codes.join(', ')}`,
-        {
-          betIds,
-        },
-      );
-    return new DomainError(
-      'UNAVAILABLE',
-      "the operator's wallet did not confirm the stake: the bet is refused and any debit is rolled back; retry",
-      { betIds, dependency: 'operator-wallet' },
-    );
-  }
 }
 
+/** Why the stakes were refused: the wallet's refusal, or its silence. */
+function refusalOf(stakes: readonly StakeOf[], state: OperatorWalletState): StakeRefusal {
+  const betIds = stakes.map((stake) => stake.betId);
+  const codes = stakes.map((stake) => state.debits.get(stake.betId)?.failure ?? 'UNAVAILABLE');
+  const refusal = codes.map((code) => REFUSALS[code]).find((mapped) => mapped !== undefined);
+  if (refusal !== undefined)
+    return {
+      code: refusal,
+      message: `the operator's wallet refused the stake: ${codes.join(', ')}`,
+      details: { betIds },
+    };
+  return {
+    code: 'UNAVAILABLE',
+    message:
+      "the operator's wallet did not confirm the stake: the bet is refused and any debit is rolled back; retry",
+    details: { betIds, dependency: 'operator-wallet' },
+  };
+}
 /** The settlement records seamless mode turns into calls to the operator's wallet. */
 export const OPERATOR_WALLET_FEED = {
   name: 'operator-wallet-feed',
@@ -314,14 +326,17 @@ export const OPERATOR_WALLET_FEED = {
  * Seamless mode's feed: a checkpointed subscription to the rounds' settlement records, straight
  * from the log (not the settlement bus, whose messages are for downstream systems), each turned
  * into the calls it owes the operator's wallet. Its checkpoint moves once the calls are recorded;
- * the outbox delivers them.
+ * the outbox delivers them. With `parking`, a record that cannot be applied (a fun win its fun
+ * wallet refuses, or one failing again and again) is parked as `operator-wallet-feed` (ADR 0035):
+ * the records after it, other players' payouts, go on.
  */
 export function startOperatorWalletFeed(
   store: EventStore,
   wallet: SeamlessWallet,
   onError: (error: unknown) => void,
+  parking?: Parking,
 ): Subscription {
-  return store.subscribe({
+  return subscribeParking(store, parking, 'operator-wallet-feed', {
     name: OPERATOR_WALLET_FEED.name,
     from: 'start',
     filter: OPERATOR_WALLET_FEED.filter,
