@@ -2,6 +2,7 @@ import {
   BetRejectedError,
   evaluateRound,
   nextCardRecipient,
+  settleBet,
   settleChips,
   validateBetSet,
   type BetSettlement,
