@@ -137,6 +137,21 @@ describe('model-based test: counterexamples, transfer mode', () => {
     );
   });
 
+  it('defect 4: a scanner round dealt while a rebet lands, then voided, is not settled without its result', async () => {
+    // Found distributed: MODEL_SEED=2107398764 MODEL_PATH="4:2:1:4:1:1:4", shrunk to
+    // batch[deal(scan) | rebet(p0, scan, x1)], void(scan): the audit found the round settled
+    // with no complete result to settle by (PAYOUT_MISMATCH).
+    await playSteps(
+      harness,
+      null,
+      times(4, () => [
+        new Batch([deal('scan'), new Rebet(0, 'scan', 1)]),
+        new RoundCommand('void', 'scan', 0),
+        new NextRound('scan'),
+      ]),
+    );
+  });
+
   it('defect 4: a deal and a void sent at once leave the shoe, the round and the settlement agreeing', async () => {
     await playSteps(
       harness,
