@@ -187,15 +187,15 @@ describe('seats of a land-based table (002)', () => {
   });
   it('closing the table ends its last shift: owed commission is collected, late commission too, and a round taking bets is voided', async () => {
     const { api } = harness;
-    await fund(api, ['ivy', 'jon', 'kim'], 1_000_000);
+    await fund(api, ['ines', 'jack', 'kurt'], 1_000_000);
     // Scanner shoes: the test chooses the cards, so the Banker wins where it must.
     for (const tableId of ['seats-close', 'seats-late'])
       await openTable(api, tableId, 'land-based', { cardSource: 'scanner', burn: false });
     const sit = async (tableId: string, player: string, seat: number) =>
       expectStatus(await api.as('player', player).post(`/v1/tables/${tableId}/seats/${seat}`), 201);
-    await sit('seats-close', 'ivy', 1);
-    await sit('seats-close', 'jon', 2);
-    await sit('seats-late', 'kim', 1);
+    await sit('seats-close', 'ines', 1);
+    await sit('seats-close', 'jack', 2);
+    await sit('seats-late', 'kurt', 1);
     const closeBetting = async (roundId: string) =>
       expectStatus(await api.as('dealer').post(`/v1/rounds/${roundId}/close-betting`), 200);
     /** Player 2 + 3 against a Banker natural 9: the Banker wins. */
@@ -211,23 +211,23 @@ describe('seats of a land-based table (002)', () => {
     // Ivy owes 500 for a Banker win in the only shift the table will have.
     const won = await openRound(api, 'seats-close');
     expectStatus(
-      await placeBets(api, won.roundId, 'ivy', [{ type: 'banker', amount: 10_000 }]),
+      await placeBets(api, won.roundId, 'ines', [{ type: 'banker', amount: 10_000 }]),
       201,
     );
     await closeBetting(won.roundId);
     expect((await dealBankerWin(won.roundId)).result!.winner).toBe('banker');
     await settledEverywhere(harness.store);
-    expect(await wallet('ivy')).toMatchObject({ balance: 1_010_000, commissionOwed: 500 });
+    expect(await wallet('ines')).toMatchObject({ balance: 1_010_000, commissionOwed: 500 });
     // The next round is taking Jon's bets when the table closes.
     const betting = await openRound(api, 'seats-close');
     expectStatus(
-      await placeBets(api, betting.roundId, 'jon', [{ type: 'player', amount: 1_000 }]),
+      await placeBets(api, betting.roundId, 'jack', [{ type: 'player', amount: 1_000 }]),
       201,
     );
     // At the other table Kim's Banker bet is past betting when it closes: dealt after.
     const late = await openRound(api, 'seats-late');
     expectStatus(
-      await placeBets(api, late.roundId, 'kim', [{ type: 'banker', amount: 20_000 }]),
+      await placeBets(api, late.roundId, 'kurt', [{ type: 'banker', amount: 20_000 }]),
       201,
     );
     await closeBetting(late.roundId);
@@ -239,7 +239,9 @@ describe('seats of a land-based table (002)', () => {
       );
     // No bet is taken on a closed table: the round taking bets is voided, Jon's stake refunded.
     expect((await settled(api, betting.roundId)).status).toBe('voided');
-    const after = await placeBets(api, betting.roundId, 'jon', [{ type: 'player', amount: 1_000 }]);
+    const after = await placeBets(api, betting.roundId, 'jack', [
+      { type: 'player', amount: 1_000 },
+    ]);
     expect(after.status).toBeGreaterThanOrEqual(400);
     expect(after.status).toBeLessThan(500);
     // The round past betting is finished: its Banker win accrues commission after the close.
@@ -259,9 +261,9 @@ describe('seats of a land-based table (002)', () => {
       expect(view.balance).toBe(balanceBefore - owedBefore);
       expect(view.available).toBe(view.balance);
     };
-    await collected('ivy', 500, 1_010_000);
-    await collected('kim', 1_000, 1_020_000);
-    expect(await wallet('jon')).toMatchObject({ balance: 1_000_000, available: 1_000_000 });
+    await collected('ines', 500, 1_010_000);
+    await collected('kurt', 1_000, 1_020_000);
+    expect(await wallet('jack')).toMatchObject({ balance: 1_000_000, available: 1_000_000 });
     // Each collection names the close that ended the shift.
     const closeOf = async (tableId: string) =>
       (await harness.store.readStream(`table-${tableId}`)).find((e) => e.type === 'TableClosed')!
@@ -270,7 +272,7 @@ describe('seats of a land-based table (002)', () => {
       (await harness.store.readStream(`wallet-${player}`))
         .filter((e) => e.type === 'CommissionCollected')
         .map((e) => e.data);
-    expect(await collections('ivy')).toEqual([
+    expect(await collections('ines')).toEqual([
       expect.objectContaining({
         amount: 500,
         seat: 1,
@@ -279,10 +281,10 @@ describe('seats of a land-based table (002)', () => {
     ]);
     // Kim's names the close too: collected at the close if the wallet had the win by then, else
     // as it accrued, naming the bet settled late (the wallet package's collector test).
-    const kims = await collections('kim');
-    expect(kims.map((data) => (data as { amount: number }).amount)).toEqual([1_000]);
-    expect(kims[0]).toMatchObject({ seat: 1, tableClosedId: await closeOf('seats-late') });
-    for (const player of ['ivy', 'jon', 'kim']) {
+    const kurts = await collections('kurt');
+    expect(kurts.map((data) => (data as { amount: number }).amount)).toEqual([1_000]);
+    expect(kurts[0]).toMatchObject({ seat: 1, tableClosedId: await closeOf('seats-late') });
+    for (const player of ['ines', 'jack', 'kurt']) {
       const audit = expectStatus(
         await api
           .as('regulator')
