@@ -1,7 +1,7 @@
 import type { WalletEvent } from '@croupier/contracts';
 import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
-import { walletDecider } from './wallet.decider.js';
+import { walletDecider } from '../wallet.decider.js';
 
 /** Fun mode (ADR 0030): play money and real money never meet in a wallet. */
 const spec = deciderSpecification(walletDecider);
