@@ -1,7 +1,7 @@
 import { systemContext } from '@croupier/application';
 import { z } from 'zod';
 import type { DealingWatch, WatchedRound } from './dealing-watch.js';
-import type { RoundService } from './round-service.js';
+import type { RoundService } from '../shared/round-service.js';
 
 /** The seed's fault policy (000) as limits; 0 turns a limit off. */
 export interface FaultLimits {

@@ -1,8 +1,8 @@
 import { systemContext } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { backoffs } from '@croupier/eventstore';
-import type { RoundService } from './round-service.js';
-import { isFinished } from './shoe-lifecycle.js';
+import type { RoundService } from '../shared/round-service.js';
+import { isFinished } from '../tables/shoe-lifecycle.js';
 
 /** A failed step is retried after 200 ms, 400 ms… up to 5 s. */
 const AUTO_DEALER_BACKOFF = backoffs.exponential({ baseMs: 200, capMs: 5_000 });

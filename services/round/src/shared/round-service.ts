@@ -39,7 +39,7 @@ import {
 } from '../domain/round.decider.js';
 import { seatOf, type TableCommand, type TableState } from '../domain/table.decider.js';
 import { handleRound, roundAggregate, tableAggregate } from './aggregates.js';
-import { BetWorkflow, betRequestsOf, type PendingDebits } from './bet-workflow.js';
+import { BetWorkflow, betRequestsOf, type PendingDebits } from '../bets/bet-workflow.js';
 import { latestNumber, SequenceHints } from './sequence.js';
 import { requireMayDeal, requireMayPlay, requireMayWatch } from './session-rules.js';
 import {
@@ -53,7 +53,7 @@ import {
   type NextShoe,
   type OpenTable,
   type TableShoe,
-} from './shoe-lifecycle.js';
+} from '../tables/shoe-lifecycle.js';
 
 /** A void meets a deal starting at most this many times before it gives up (DEAL_IN_PROGRESS). */
 const VOID_ATTEMPTS = 3;

@@ -15,16 +15,16 @@ import {
 import { contextOf, principalOf, type HttpApp, type Principal } from '@croupier/http';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { RoundService } from '../application/round-service.js';
-import type { RoundState } from '../domain/round.decider.js';
-import type { TableState } from '../domain/table.decider.js';
-import { HISTORY_LENGTH, type TableBoard } from '../application/table-board.js';
-import { withNextStepHint } from './next-steps.js';
-import { paytableOf, paytableSchema, requireAnalysableStake } from './paytable.js';
-import { sessionRoutes } from './session-routes.js';
-import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from '../application/session-timeouts.js';
-import { ROUND_PROBLEMS } from './problems.js';
-import { rebetViewSchema, roundView, roundViewSchema, shoeViewSchema } from './views.js';
+import type { RoundService } from './shared/round-service.js';
+import type { RoundState } from './domain/round.decider.js';
+import type { TableState } from './domain/table.decider.js';
+import { HISTORY_LENGTH, type TableBoard } from './board/table-board.js';
+import { withNextStepHint } from './shared/next-steps.js';
+import { paytableOf, paytableSchema, requireAnalysableStake } from './board/paytable.js';
+import { sessionRoutes } from './sessions/routes.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT_MS } from './sessions/idle-timeouts.js';
+import { ROUND_PROBLEMS } from './shared/problems.js';
+import { rebetViewSchema, roundView, roundViewSchema, shoeViewSchema } from './shared/views.js';
 
 export interface RoundRoutesDeps {
   readonly rounds: RoundService;

@@ -1,8 +1,8 @@
 import { systemContext } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { z } from 'zod';
-import type { RoundService } from './round-service.js';
-import type { TableBoard } from './table-board.js';
+import type { RoundService } from '../shared/round-service.js';
+import type { TableBoard } from '../board/table-board.js';
 
 /** A session's idle timeout when the deployment sets none: 15 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 15 * 60_000;

@@ -9,11 +9,11 @@ import {
 } from '@croupier/contracts';
 import { contextOf, principalOf, type HttpApp, type Principal } from '@croupier/http';
 import { z } from 'zod';
-import type { RoundService } from '../application/round-service.js';
-import type { TableBoard } from '../application/table-board.js';
+import type { RoundService } from '../shared/round-service.js';
+import type { TableBoard } from '../board/table-board.js';
 import type { TableState } from '../domain/table.decider.js';
-import { ROUND_PROBLEMS } from './problems.js';
-import { roundView, roundViewSchema } from './views.js';
+import { ROUND_PROBLEMS } from '../shared/problems.js';
+import { roundView, roundViewSchema } from '../shared/views.js';
 
 export interface SessionRoutesDeps {
   readonly rounds: RoundService;
