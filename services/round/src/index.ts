@@ -2,7 +2,7 @@ export * from './domain/table.decider.js';
 export * from './domain/round.decider.js';
 export * from './shared/aggregates.js';
 export * from './shared/sequence.js';
-export * from './shared/round-service.js';
+export * from './round-service.js';
 export * from './tables/shoe-lifecycle.js';
 export * from './bets/bet-workflow.js';
 export * from './dealing/auto-dealer.js';

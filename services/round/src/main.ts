@@ -22,12 +22,8 @@ import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { AutoDealer } from './dealing/auto-dealer.js';
 import { PendingDebits } from './bets/bet-workflow.js';
 import { DealingWatch } from './faults/dealing-watch.js';
-import {
-  FaultWatchdog,
-  faultEnvironmentShape,
-  faultLimitsOf,
-} from './faults/fault-watchdog.js';
-import { RoundService } from './shared/round-service.js';
+import { FaultWatchdog, faultEnvironmentShape, faultLimitsOf } from './faults/fault-watchdog.js';
+import { RoundService } from './round-service.js';
 import { TableBoard } from './board/table-board.js';
 import { closeIdleSessions, sessionEnvironmentShape } from './sessions/idle-timeouts.js';
 import { BET_ROUTES, roundRoutes } from './routes.js';

@@ -9,14 +9,16 @@ import {
 } from '@croupier/contracts';
 import { contextOf, principalOf, type HttpApp, type Principal } from '@croupier/http';
 import { z } from 'zod';
-import type { RoundService } from '../shared/round-service.js';
 import type { TableBoard } from '../board/table-board.js';
 import type { TableState } from '../domain/table.decider.js';
 import { ROUND_PROBLEMS } from '../shared/problems.js';
+import type { RoundContext } from '../shared/round-context.js';
 import { roundView, roundViewSchema } from '../shared/views.js';
+import type { Sessions } from './sessions.js';
 
 export interface SessionRoutesDeps {
-  readonly rounds: RoundService;
+  readonly rounds: Pick<RoundContext, 'getTable'>;
+  readonly sessions: Sessions;
   readonly board: TableBoard;
   /** A session closes after this long without a command from its owner. */
   readonly sessionIdleTimeoutMs: number;
@@ -56,7 +58,7 @@ const newSessionId = (): string => `s-${randomUUID().replaceAll('-', '')}`;
  * preset, bets on it, and deals it themselves. Its rounds and shoes are those of any rng table.
  */
 export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
-  const { rounds, board } = deps;
+  const { rounds, sessions, board } = deps;
 
   /** The session, refused to a player who does not own it. */
   const sessionOf = async (sessionId: string, viewer: Principal): Promise<TableState> => {
@@ -112,7 +114,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request, reply) => {
       const principal = principalOf(request);
       const fun = request.body.mode === 'fun';
-      const table = await rounds.openSession(
+      const table = await sessions.openSession(
         {
           sessionId: newSessionId(),
           config: presetConfig(request.body.preset, fun ? { currency: PLAY_MONEY_CURRENCY } : {}),
@@ -160,7 +162,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request, reply) => {
       const principal = principalOf(request);
       await sessionOf(request.params.sessionId, principal);
-      const { round, opened } = await rounds.sessionRound(
+      const { round, opened } = await sessions.sessionRound(
         request.params.sessionId,
         contextOf(request),
       );
@@ -191,10 +193,10 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       const context = contextOf(request);
       let roundId = request.body?.roundId;
       if (roundId === undefined)
-        roundId = (await rounds.sessionRound(sessionId, context)).round.roundId;
+        roundId = (await sessions.sessionRound(sessionId, context)).round.roundId;
       else if (!roundId.startsWith(`${sessionId}.`))
         throw new DomainError('ROUND_NOT_FOUND', `round ${roundId} is not of session ${sessionId}`);
-      const round = await rounds.dealAsPlayer(
+      const round = await sessions.dealAsPlayer(
         roundId,
         principal.id,
         request.body?.rebet ?? 0,
@@ -226,7 +228,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
       const context = contextOf(request);
       const deadline = Date.now() + 10_000;
       while (
-        (await rounds.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
+        (await sessions.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
       ) {
         if (Date.now() > deadline)
           throw new DomainError(
