@@ -57,42 +57,45 @@ const newSessionId = (): string => `s-${randomUUID().replaceAll('-', '')}`;
  * Player sessions (003 Baccarat Touch, 004): a player opens their own table from a single-player
  * preset, bets on it, and deals it themselves. Its rounds and shoes are those of any rng table.
  */
+/** The session, refused to a player who does not own it. */
+const sessionOf = async (
+  rounds: SessionRoutesDeps['rounds'],
+  sessionId: string,
+  viewer: Principal,
+): Promise<TableState> => {
+  const table = await rounds.getTable(sessionId);
+  if (table.session === null) throw new DomainError('TABLE_NOT_FOUND', `no session "${sessionId}"`);
+  if (viewer.role === 'player' && table.session.ownerId !== viewer.id)
+    throw new DomainError('FORBIDDEN', `session ${sessionId} is another player's`);
+  return table;
+};
+
+const sessionViewOf = async (board: TableBoard, table: TableState) => {
+  const live = await board.get(table.tableId);
+  const round = live?.currentRound ?? null;
+  return {
+    sessionId: table.tableId,
+    ownerId: table.session!.ownerId,
+    preset: table.config?.preset ?? null,
+    mode: table.session!.fun === true ? ('fun' as const) : ('real' as const),
+    currency: table.config!.currency,
+    status: table.status === 'closed' ? ('closed' as const) : ('open' as const),
+    idleTimeoutMs: table.session!.idleTimeoutMs,
+    currentRound:
+      round === null
+        ? null
+        : { roundId: round.roundId, number: round.number, status: round.status },
+    history: (live?.history ?? []).map(({ roundId, result, playerPair, bankerPair }) => ({
+      roundId,
+      result,
+      playerPair: playerPair ?? false,
+      bankerPair: bankerPair ?? false,
+    })),
+  };
+};
+
 export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
   const { rounds, sessions, board } = deps;
-
-  /** The session, refused to a player who does not own it. */
-  const sessionOf = async (sessionId: string, viewer: Principal): Promise<TableState> => {
-    const table = await rounds.getTable(sessionId);
-    if (table.session === null)
-      throw new DomainError('TABLE_NOT_FOUND', `no session "${sessionId}"`);
-    if (viewer.role === 'player' && table.session.ownerId !== viewer.id)
-      throw new DomainError('FORBIDDEN', `session ${sessionId} is another player's`);
-    return table;
-  };
-
-  const sessionView = async (table: TableState) => {
-    const live = await board.get(table.tableId);
-    const round = live?.currentRound ?? null;
-    return {
-      sessionId: table.tableId,
-      ownerId: table.session!.ownerId,
-      preset: table.config?.preset ?? null,
-      mode: table.session!.fun === true ? ('fun' as const) : ('real' as const),
-      currency: table.config!.currency,
-      status: table.status === 'closed' ? ('closed' as const) : ('open' as const),
-      idleTimeoutMs: table.session!.idleTimeoutMs,
-      currentRound:
-        round === null
-          ? null
-          : { roundId: round.roundId, number: round.number, status: round.status },
-      history: (live?.history ?? []).map(({ roundId, result, playerPair, bankerPair }) => ({
-        roundId,
-        result,
-        playerPair: playerPair ?? false,
-        bankerPair: bankerPair ?? false,
-      })),
-    };
-  };
 
   app.post(
     '/v1/sessions',
@@ -126,7 +129,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         },
         contextOf(request),
       );
-      return reply.status(201).send(await sessionView(table));
+      return reply.status(201).send(await sessionViewOf(board, table));
     },
   );
 
@@ -144,8 +147,50 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         response: { 200: sessionViewSchema },
       },
     },
-    async (request) => sessionView(await sessionOf(request.params.sessionId, principalOf(request))),
+    async (request) =>
+      sessionViewOf(board, await sessionOf(rounds, request.params.sessionId, principalOf(request))),
   );
+
+  app.post(
+    '/v1/sessions/:sessionId/close',
+    {
+      config: {
+        roles: ['player', 'supervisor', 'operator'],
+        problems: ROUND_PROBLEMS.closeSession,
+      },
+      schema: {
+        tags: ['sessions'],
+        summary:
+          'Leave a session: a round still taking bets is voided and refunded, one whose betting closed is dealt and settled, then the table closes',
+        params: sessionParams,
+        response: { 200: sessionViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { sessionId } = request.params;
+      await sessionOf(rounds, sessionId, principal);
+      const context = contextOf(request);
+      const deadline = Date.now() + 10_000;
+      while (
+        (await sessions.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
+      ) {
+        if (Date.now() > deadline)
+          throw new DomainError(
+            'ROUND_IN_PROGRESS',
+            `session ${sessionId}'s last round is being settled: close it again`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return sessionViewOf(board, await rounds.getTable(sessionId));
+    },
+  );
+  sessionPlayRoutes(app, deps);
+}
+
+/** A session's play: its round taking bets, and the owner's deal. */
+function sessionPlayRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
+  const { rounds, sessions } = deps;
 
   app.post(
     '/v1/sessions/:sessionId/rounds',
@@ -161,7 +206,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await sessionOf(request.params.sessionId, principal);
+      await sessionOf(rounds, request.params.sessionId, principal);
       const { round, opened } = await sessions.sessionRound(
         request.params.sessionId,
         contextOf(request),
@@ -189,7 +234,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request) => {
       const principal = principalOf(request);
       const { sessionId } = request.params;
-      await sessionOf(sessionId, principal);
+      await sessionOf(rounds, sessionId, principal);
       const context = contextOf(request);
       let roundId = request.body?.roundId;
       if (roundId === undefined)
@@ -203,41 +248,6 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         context,
       );
       return roundView(round, principal);
-    },
-  );
-
-  app.post(
-    '/v1/sessions/:sessionId/close',
-    {
-      config: {
-        roles: ['player', 'supervisor', 'operator'],
-        problems: ROUND_PROBLEMS.closeSession,
-      },
-      schema: {
-        tags: ['sessions'],
-        summary:
-          'Leave a session: a round still taking bets is voided and refunded, one whose betting closed is dealt and settled, then the table closes',
-        params: sessionParams,
-        response: { 200: sessionViewSchema },
-      },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const { sessionId } = request.params;
-      await sessionOf(sessionId, principal);
-      const context = contextOf(request);
-      const deadline = Date.now() + 10_000;
-      while (
-        (await sessions.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
-      ) {
-        if (Date.now() > deadline)
-          throw new DomainError(
-            'ROUND_IN_PROGRESS',
-            `session ${sessionId}'s last round is being settled: close it again`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return sessionView(await rounds.getTable(sessionId));
     },
   );
 }
