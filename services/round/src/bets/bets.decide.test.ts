@@ -1,7 +1,7 @@
 import type { RoundEvent } from '@croupier/contracts';
+import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
 import {
-  spec,
   RULES,
   ROUND,
   opened,
@@ -14,6 +14,8 @@ import {
   release,
 } from '../domain/round.fixtures.js';
 import { roundDecider, type RoundCommand } from '../domain/round.decider.js';
+
+const spec = deciderSpecification(roundDecider);
 
 describe('round decider: bets', () => {
   it("releases a debited stake it does not hold as the player's bet, and then never takes that bet", () => {

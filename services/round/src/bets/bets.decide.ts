@@ -7,7 +7,7 @@ import {
   type BetRequest,
   type RoundCommand,
   type RoundState,
-} from '../domain/round.decider.js';
+} from '../domain/round.state.js';
 import { judged, requireNotPaused, requireOpen } from '../domain/round-guards.js';
 
 /** The round's decisions on bets: placed, cleared, and stakes released that it will never hold. */

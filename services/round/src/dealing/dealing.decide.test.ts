@@ -1,7 +1,10 @@
 import type { RoundEvent } from '@croupier/contracts';
 import { roundDecider } from '../domain/round.decider.js';
+import { deciderSpecification } from '@croupier/testkit';
 import { describe, expect, it } from 'vitest';
-import { spec, ROUND, opened, closed, started, natural } from '../domain/round.fixtures.js';
+import { ROUND, opened, closed, started, natural } from '../domain/round.fixtures.js';
+
+const spec = deciderSpecification(roundDecider);
 
 describe('round decider: dealing', () => {
   it('deals an rng round and completes it in the same step', () => {

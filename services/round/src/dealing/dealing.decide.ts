@@ -1,6 +1,6 @@
 import { evaluateRound, nextCardRecipient, type Hand } from '@croupier/baccarat';
 import { DomainError, type RoundEvent } from '@croupier/contracts';
-import type { CardAt, RoundCommand, RoundState } from '../domain/round.decider.js';
+import type { CardAt, RoundCommand, RoundState } from '../domain/round.state.js';
 import {
   cardsOf,
   replaceCard,

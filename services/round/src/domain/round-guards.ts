@@ -6,7 +6,7 @@ import {
   nextCardRecipient,
 } from '@croupier/baccarat';
 import { DomainError, type CardSource } from '@croupier/contracts';
-import type { CardAt, RoundCommand, RoundState } from './round.decider.js';
+import type { CardAt, RoundCommand, RoundState } from './round.state.js';
 
 /** What every capability's decisions on a round ask of it first: the round's guards. */
 

@@ -1,9 +1,7 @@
 /** What the round decider's tests share: a round opened under these rules, bets and cards. */
 import type { DrawnCard, RoundEvent, RoundRules } from '@croupier/contracts';
-import { deciderSpecification } from '@croupier/testkit';
-import { roundDecider, type RoundCommand } from './round.decider.js';
+import type { RoundCommand } from './round.state.js';
 
-export const spec = deciderSpecification(roundDecider);
 export const RULES: RoundRules = {
   bets: {
     player: { min: 100, max: 10_000, maxRound: null },

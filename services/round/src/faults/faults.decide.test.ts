@@ -1,15 +1,10 @@
 import type { RoundEvent } from '@croupier/contracts';
+import { deciderSpecification } from '@croupier/testkit';
 import { describe, it } from 'vitest';
-import {
-  spec,
-  ROUND,
-  opened,
-  closed,
-  started,
-  naturalCards,
-  natural,
-} from '../domain/round.fixtures.js';
+import { ROUND, opened, closed, started, naturalCards, natural } from '../domain/round.fixtures.js';
 import { roundDecider, type RoundCommand } from '../domain/round.decider.js';
+
+const spec = deciderSpecification(roundDecider);
 
 describe('round decider: faults', () => {
   it('pauses, resumes and voids, a completed round too', () => {

@@ -3,7 +3,7 @@ import {
   type RoundCommand,
   type RoundState,
   type StallObservation,
-} from '../domain/round.decider.js';
+} from '../domain/round.state.js';
 import {
   dealUnderWay,
   requireNotFinished,
