@@ -19,18 +19,14 @@ import {
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
-import { AutoDealer } from './application/auto-dealer.js';
-import { PendingDebits } from './application/bet-workflow.js';
-import { DealingWatch } from './application/dealing-watch.js';
-import {
-  FaultWatchdog,
-  faultEnvironmentShape,
-  faultLimitsOf,
-} from './application/fault-watchdog.js';
-import { RoundService } from './application/round-service.js';
-import { TableBoard } from './application/table-board.js';
-import { closeIdleSessions, sessionEnvironmentShape } from './application/session-timeouts.js';
-import { BET_ROUTES, roundRoutes } from './http/routes.js';
+import { AutoDealer } from './dealing/auto-dealer.js';
+import { PendingDebits } from './bets/bet-workflow.js';
+import { DealingWatch } from './faults/dealing-watch.js';
+import { FaultWatchdog, faultEnvironmentShape, faultLimitsOf } from './faults/fault-watchdog.js';
+import { RoundService } from './round-service.js';
+import { TableBoard } from './board/table-board.js';
+import { closeIdleSessions, sessionEnvironmentShape } from './sessions/idle-timeouts.js';
+import { BET_ROUTES, roundRoutes } from './routes.js';
 
 /**
  * The round service alone: tables, rounds and the bet saga, calling the shoe and wallet

@@ -1,8 +1,8 @@
 import { systemContext } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { z } from 'zod';
-import type { RoundService } from './round-service.js';
-import type { TableBoard } from './table-board.js';
+import type { TableBoard } from '../board/table-board.js';
+import type { Sessions } from './sessions.js';
 
 /** A session's idle timeout when the deployment sets none: 15 minutes. */
 export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 15 * 60_000;
@@ -29,7 +29,7 @@ export const sessionEnvironmentShape = {
  * finished on a later pass. Answers how many sessions it closed.
  */
 export async function closeIdleSessions(
-  rounds: RoundService,
+  rounds: Pick<Sessions, 'closeSessionStep'>,
   board: TableBoard,
   now: number = Date.now(),
 ): Promise<number> {

@@ -9,14 +9,16 @@ import {
 } from '@croupier/contracts';
 import { contextOf, principalOf, type HttpApp, type Principal } from '@croupier/http';
 import { z } from 'zod';
-import type { RoundService } from '../application/round-service.js';
-import type { TableBoard } from '../application/table-board.js';
+import type { TableBoard } from '../board/table-board.js';
 import type { TableState } from '../domain/table.decider.js';
-import { ROUND_PROBLEMS } from './problems.js';
-import { roundView, roundViewSchema } from './views.js';
+import { ROUND_PROBLEMS } from '../shared/problems.js';
+import type { RoundContext } from '../shared/round-context.js';
+import { roundView, roundViewSchema } from '../shared/views.js';
+import type { Sessions } from './sessions.js';
 
 export interface SessionRoutesDeps {
-  readonly rounds: RoundService;
+  readonly rounds: Pick<RoundContext, 'getTable'>;
+  readonly sessions: Sessions;
   readonly board: TableBoard;
   /** A session closes after this long without a command from its owner. */
   readonly sessionIdleTimeoutMs: number;
@@ -55,42 +57,45 @@ const newSessionId = (): string => `s-${randomUUID().replaceAll('-', '')}`;
  * Player sessions (003 Baccarat Touch, 004): a player opens their own table from a single-player
  * preset, bets on it, and deals it themselves. Its rounds and shoes are those of any rng table.
  */
+/** The session, refused to a player who does not own it. */
+const sessionOf = async (
+  rounds: SessionRoutesDeps['rounds'],
+  sessionId: string,
+  viewer: Principal,
+): Promise<TableState> => {
+  const table = await rounds.getTable(sessionId);
+  if (table.session === null) throw new DomainError('TABLE_NOT_FOUND', `no session "${sessionId}"`);
+  if (viewer.role === 'player' && table.session.ownerId !== viewer.id)
+    throw new DomainError('FORBIDDEN', `session ${sessionId} is another player's`);
+  return table;
+};
+
+const sessionViewOf = async (board: TableBoard, table: TableState) => {
+  const live = await board.get(table.tableId);
+  const round = live?.currentRound ?? null;
+  return {
+    sessionId: table.tableId,
+    ownerId: table.session!.ownerId,
+    preset: table.config?.preset ?? null,
+    mode: table.session!.fun === true ? ('fun' as const) : ('real' as const),
+    currency: table.config!.currency,
+    status: table.status === 'closed' ? ('closed' as const) : ('open' as const),
+    idleTimeoutMs: table.session!.idleTimeoutMs,
+    currentRound:
+      round === null
+        ? null
+        : { roundId: round.roundId, number: round.number, status: round.status },
+    history: (live?.history ?? []).map(({ roundId, result, playerPair, bankerPair }) => ({
+      roundId,
+      result,
+      playerPair: playerPair ?? false,
+      bankerPair: bankerPair ?? false,
+    })),
+  };
+};
+
 export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
-  const { rounds, board } = deps;
-
-  /** The session, refused to a player who does not own it. */
-  const sessionOf = async (sessionId: string, viewer: Principal): Promise<TableState> => {
-    const table = await rounds.getTable(sessionId);
-    if (table.session === null)
-      throw new DomainError('TABLE_NOT_FOUND', `no session "${sessionId}"`);
-    if (viewer.role === 'player' && table.session.ownerId !== viewer.id)
-      throw new DomainError('FORBIDDEN', `session ${sessionId} is another player's`);
-    return table;
-  };
-
-  const sessionView = async (table: TableState) => {
-    const live = await board.get(table.tableId);
-    const round = live?.currentRound ?? null;
-    return {
-      sessionId: table.tableId,
-      ownerId: table.session!.ownerId,
-      preset: table.config?.preset ?? null,
-      mode: table.session!.fun === true ? ('fun' as const) : ('real' as const),
-      currency: table.config!.currency,
-      status: table.status === 'closed' ? ('closed' as const) : ('open' as const),
-      idleTimeoutMs: table.session!.idleTimeoutMs,
-      currentRound:
-        round === null
-          ? null
-          : { roundId: round.roundId, number: round.number, status: round.status },
-      history: (live?.history ?? []).map(({ roundId, result, playerPair, bankerPair }) => ({
-        roundId,
-        result,
-        playerPair: playerPair ?? false,
-        bankerPair: bankerPair ?? false,
-      })),
-    };
-  };
+  const { rounds, sessions, board } = deps;
 
   app.post(
     '/v1/sessions',
@@ -112,7 +117,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request, reply) => {
       const principal = principalOf(request);
       const fun = request.body.mode === 'fun';
-      const table = await rounds.openSession(
+      const table = await sessions.openSession(
         {
           sessionId: newSessionId(),
           config: presetConfig(request.body.preset, fun ? { currency: PLAY_MONEY_CURRENCY } : {}),
@@ -124,7 +129,7 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         },
         contextOf(request),
       );
-      return reply.status(201).send(await sessionView(table));
+      return reply.status(201).send(await sessionViewOf(board, table));
     },
   );
 
@@ -142,8 +147,50 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
         response: { 200: sessionViewSchema },
       },
     },
-    async (request) => sessionView(await sessionOf(request.params.sessionId, principalOf(request))),
+    async (request) =>
+      sessionViewOf(board, await sessionOf(rounds, request.params.sessionId, principalOf(request))),
   );
+
+  app.post(
+    '/v1/sessions/:sessionId/close',
+    {
+      config: {
+        roles: ['player', 'supervisor', 'operator'],
+        problems: ROUND_PROBLEMS.closeSession,
+      },
+      schema: {
+        tags: ['sessions'],
+        summary:
+          'Leave a session: a round still taking bets is voided and refunded, one whose betting closed is dealt and settled, then the table closes',
+        params: sessionParams,
+        response: { 200: sessionViewSchema },
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      const { sessionId } = request.params;
+      await sessionOf(rounds, sessionId, principal);
+      const context = contextOf(request);
+      const deadline = Date.now() + 10_000;
+      while (
+        (await sessions.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
+      ) {
+        if (Date.now() > deadline)
+          throw new DomainError(
+            'ROUND_IN_PROGRESS',
+            `session ${sessionId}'s last round is being settled: close it again`,
+          );
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return sessionViewOf(board, await rounds.getTable(sessionId));
+    },
+  );
+  sessionPlayRoutes(app, deps);
+}
+
+/** A session's play: its round taking bets, and the owner's deal. */
+function sessionPlayRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
+  const { rounds, sessions } = deps;
 
   app.post(
     '/v1/sessions/:sessionId/rounds',
@@ -159,8 +206,8 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      await sessionOf(request.params.sessionId, principal);
-      const { round, opened } = await rounds.sessionRound(
+      await sessionOf(rounds, request.params.sessionId, principal);
+      const { round, opened } = await sessions.sessionRound(
         request.params.sessionId,
         contextOf(request),
       );
@@ -187,55 +234,20 @@ export function sessionRoutes(app: HttpApp, deps: SessionRoutesDeps): void {
     async (request) => {
       const principal = principalOf(request);
       const { sessionId } = request.params;
-      await sessionOf(sessionId, principal);
+      await sessionOf(rounds, sessionId, principal);
       const context = contextOf(request);
       let roundId = request.body?.roundId;
       if (roundId === undefined)
-        roundId = (await rounds.sessionRound(sessionId, context)).round.roundId;
+        roundId = (await sessions.sessionRound(sessionId, context)).round.roundId;
       else if (!roundId.startsWith(`${sessionId}.`))
         throw new DomainError('ROUND_NOT_FOUND', `round ${roundId} is not of session ${sessionId}`);
-      const round = await rounds.dealAsPlayer(
+      const round = await sessions.dealAsPlayer(
         roundId,
         principal.id,
         request.body?.rebet ?? 0,
         context,
       );
       return roundView(round, principal);
-    },
-  );
-
-  app.post(
-    '/v1/sessions/:sessionId/close',
-    {
-      config: {
-        roles: ['player', 'supervisor', 'operator'],
-        problems: ROUND_PROBLEMS.closeSession,
-      },
-      schema: {
-        tags: ['sessions'],
-        summary:
-          'Leave a session: a round still taking bets is voided and refunded, one whose betting closed is dealt and settled, then the table closes',
-        params: sessionParams,
-        response: { 200: sessionViewSchema },
-      },
-    },
-    async (request) => {
-      const principal = principalOf(request);
-      const { sessionId } = request.params;
-      await sessionOf(sessionId, principal);
-      const context = contextOf(request);
-      const deadline = Date.now() + 10_000;
-      while (
-        (await rounds.closeSessionStep(sessionId, 'left by its player', context)) === 'settling'
-      ) {
-        if (Date.now() > deadline)
-          throw new DomainError(
-            'ROUND_IN_PROGRESS',
-            `session ${sessionId}'s last round is being settled: close it again`,
-          );
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      return sessionView(await rounds.getTable(sessionId));
     },
   );
 }

@@ -25,7 +25,7 @@ import {
   type BetRequest,
   type RoundState,
 } from '../domain/round.decider.js';
-import { handleRound, roundAggregate } from './aggregates.js';
+import { handleRound, roundAggregate } from '../shared/aggregates.js';
 
 /**
  * The bet workflow: the one place where money moves for a bet before its round settles it.

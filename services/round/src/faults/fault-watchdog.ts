@@ -1,7 +1,7 @@
 import { systemContext } from '@croupier/application';
 import { z } from 'zod';
 import type { DealingWatch, WatchedRound } from './dealing-watch.js';
-import type { RoundService } from './round-service.js';
+import type { Faults } from './faults.js';
 
 /** The seed's fault policy (000) as limits; 0 turns a limit off. */
 export interface FaultLimits {
@@ -33,7 +33,7 @@ export class FaultWatchdog {
   private readonly context = systemContext('fault-watchdog');
 
   constructor(
-    private readonly rounds: RoundService,
+    private readonly rounds: Pick<Faults, 'voidOnExhaustedShoe' | 'pauseStalled' | 'voidPaused'>,
     private readonly watch: DealingWatch,
     private readonly limits: FaultLimits,
     private readonly onError: (error: unknown, roundId: string) => void = () => undefined,

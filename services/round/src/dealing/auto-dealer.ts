@@ -1,8 +1,17 @@
 import { systemContext } from '@croupier/application';
 import { DomainError } from '@croupier/contracts';
 import { backoffs } from '@croupier/eventstore';
-import type { RoundService } from './round-service.js';
-import { isFinished } from './shoe-lifecycle.js';
+import type { RoundContext } from '../shared/round-context.js';
+import { isFinished } from '../tables/shoe-lifecycle.js';
+import type { Tables } from '../tables/tables.js';
+import type { Dealing } from './dealing.js';
+
+/** What the auto-dealer plays a table with: its rounds read, opened and dealt. */
+export interface AutoDealerRounds {
+  readonly currentRound: RoundContext['currentRound'];
+  readonly openRound: Tables['openRound'];
+  readonly deal: Dealing['deal'];
+}
 
 /** A failed step is retried after 200 ms, 400 ms… up to 5 s. */
 const AUTO_DEALER_BACKOFF = backoffs.exponential({ baseMs: 200, capMs: 5_000 });
@@ -27,7 +36,7 @@ export class AutoDealer {
   private wake: (() => void) | null = null;
 
   constructor(
-    private readonly rounds: RoundService,
+    private readonly rounds: AutoDealerRounds,
     private readonly tableId: string,
     private readonly options: AutoDealerOptions,
   ) {}
