@@ -9,16 +9,16 @@ import {
   type RecordedEvent,
 } from '@croupier/eventstore';
 import { LRUCache } from 'lru-cache';
-import { metadataOf, type CommandContext } from './context.js';
-import type { Decider } from './decider.js';
-import { randomId } from './ids.js';
+import { metadataOf, type CommandContext } from '../context.js';
+import type { Decider } from '../decider.js';
+import { randomId } from '../ids.js';
 import {
   snapshotDigest,
   SnapshotWriter,
   type AggregateSnapshots,
   type SnapshotPolicy,
   type SnapshotRefusal,
-} from './snapshots.js';
+} from '../snapshots.js';
 
 /** A domain event as deciders produce it: a type and its data. */
 export interface DomainEvent {
