@@ -461,6 +461,7 @@ const RESOLVED = 'resolved';
  */
 export class ParkedMessages implements DurableProjection<ParkedMessageView> {
   readonly name = 'parked-messages';
+  readonly handles = parkingAggregate.writes;
 
   constructor(private readonly storage: ProjectionStorage) {}
 

@@ -1,5 +1,6 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
 import {
+  eventTypesOf,
   isPlayMoney,
   roundEventSchema,
   walletEventSchema,
@@ -170,7 +171,7 @@ interface PlayerDocument {
 
 type HistoryDocument = RoundDocument | RecordDocument | PlayerDocument;
 
-const ROUND_EVENTS = new Set<string>([
+const ROUND_EVENT_TYPES = [
   'RoundOpened',
   'BetPlaced',
   'CardCorrected',
@@ -181,7 +182,8 @@ const ROUND_EVENTS = new Set<string>([
   'RoundSettled',
   'RoundResettled',
   'RoundVoided',
-]);
+] as const;
+const ROUND_EVENTS = new Set<string>(ROUND_EVENT_TYPES);
 /** Wallet events that open or change a player's record of a round. */
 const RECORD_EVENTS = new Set<string>([
   'StakeDebited',
@@ -226,6 +228,8 @@ const copyResult = (result: HistoryResult | null): HistoryResult | null =>
  */
 export class PlayerHistory implements DurableProjection<HistoryDocument> {
   readonly name = 'player-history';
+  /** Every wallet event (the balance is the wallet's own fold), and the round's that it shows. */
+  readonly handles = [...eventTypesOf(walletEventSchema), ...ROUND_EVENT_TYPES];
 
   /** `storage`: where the documents are read from (the runner writes them). */
   constructor(private readonly storage: ProjectionStorage) {}
