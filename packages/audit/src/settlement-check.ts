@@ -1,10 +1,11 @@
-import { settleBet, settleChips, type BetSettlement, type RoundOutcome } from '@croupier/baccarat';
-import type {
-  RoundEvent,
-  RoundRules,
-  RoundStatus,
-  SettledSpot,
-  SettlementLine,
+import type { BetSettlement, RoundOutcome } from '@croupier/baccarat';
+import {
+  settlePlacedBets,
+  type RoundEvent,
+  type RoundRules,
+  type RoundStatus,
+  type SettledSpot,
+  type SettlementLine,
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { locationOf } from './parse.js';
@@ -23,43 +24,12 @@ export function payoutsByRule(
   rules: RoundRules,
   bySpot: boolean,
 ): { chips: Map<string, BetSettlement>; spots: SettledSpot[] } {
-  if (!bySpot) {
-    const chips = new Map(
-      standing.map(({ bet }) => [
-        bet.betId,
-        settleBet(
-          { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-          outcome,
-          rules,
-        ),
-      ]),
-    );
-    return { chips, spots: [] };
-  }
-  const settled = settleChips(
-    standing.map(({ bet }) => ({
-      betId: bet.betId,
-      playerId: bet.playerId,
-      spot: { type: bet.type, bankerMode: bet.bankerMode, seat: bet.seat },
-      amount: bet.amount,
-    })),
+  return settlePlacedBets(
+    standing.map(({ bet }) => bet),
     outcome,
     rules,
+    bySpot,
   );
-  return {
-    chips: new Map(settled.chips.map(({ chip, settlement }) => [chip.betId, settlement])),
-    spots: settled.spots.map(({ playerId, spot, stake, chips, settlement }) => ({
-      playerId,
-      type: spot.type,
-      bankerMode: spot.bankerMode,
-      seat: spot.seat,
-      stake,
-      result: settlement.result,
-      payout: settlement.payout,
-      commission: settlement.commission,
-      betIds: chips.map((chip) => chip.betId),
-    })),
-  };
 }
 
 /**

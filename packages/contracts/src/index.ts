@@ -9,6 +9,7 @@ export * from './events/index.js';
 export * from './errors.js';
 export * from './error-catalog.js';
 export * from './ports.js';
+export * from './settled-spots.js';
 export * from './settlement-message.js';
 export * from './wallet-message.js';
 export * from './wallet-mode.js';

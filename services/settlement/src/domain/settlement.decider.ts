@@ -1,6 +1,7 @@
-import { settleBet, settleChips, type BetSettlement, type RoundOutcome } from '@croupier/baccarat';
+import type { BetSettlement, RoundOutcome } from '@croupier/baccarat';
 import {
   DomainError,
+  settlePlacedBets,
   type PlacedBet,
   type Adjustment,
   type RefundLine,
@@ -165,45 +166,7 @@ function settleStanding(
   state: SettlementState,
   outcome: RoundOutcome,
 ): { chips: Map<string, BetSettlement>; spots: SettledSpot[] } {
-  const rules = state.rules!;
-  const bets = [...state.standing.values()];
-  if (!state.bySpot) {
-    const chips = new Map(
-      bets.map((bet) => [
-        bet.betId,
-        settleBet(
-          { type: bet.type, stake: bet.amount, bankerMode: bet.bankerMode ?? undefined },
-          outcome,
-          rules,
-        ),
-      ]),
-    );
-    return { chips, spots: [] };
-  }
-  const settled = settleChips(
-    bets.map((bet) => ({
-      betId: bet.betId,
-      playerId: bet.playerId,
-      spot: { type: bet.type, bankerMode: bet.bankerMode, seat: bet.seat },
-      amount: bet.amount,
-    })),
-    outcome,
-    rules,
-  );
-  return {
-    chips: new Map(settled.chips.map(({ chip, settlement }) => [chip.betId, settlement])),
-    spots: settled.spots.map(({ playerId, spot, stake, chips, settlement }) => ({
-      playerId,
-      type: spot.type,
-      bankerMode: spot.bankerMode,
-      seat: spot.seat,
-      stake,
-      result: settlement.result,
-      payout: settlement.payout,
-      commission: settlement.commission,
-      betIds: chips.map((chip) => chip.betId),
-    })),
-  };
+  return settlePlacedBets([...state.standing.values()], outcome, state.rules!, state.bySpot);
 }
 
 /**
