@@ -1,4 +1,5 @@
 import { Parking } from '@croupier/application';
+import type { Subscription } from '@croupier/eventstore';
 import { walletModeShape } from '@croupier/contracts';
 import { createSettlementBus } from '@croupier/messaging';
 import {
@@ -14,8 +15,8 @@ import {
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { settlementEnvironmentShape } from './application/environment.js';
-import { OUTBOX_SUBSCRIPTION, startOutbox } from './application/outbox.js';
-import { startSettlementReactor } from './application/settlement-reactor.js';
+import { OUTBOX_SUBSCRIPTION } from './application/outbox.js';
+import { settlementPlugin } from './plugin.js';
 
 /**
  * The settlement service alone: settles completed rounds, refunds and resettles, and forwards
@@ -46,10 +47,6 @@ await runProcess('settlement', async (logger) => {
     config.WALLET_MODE === 'seamless' || config.REDIS_URL === undefined
       ? null
       : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
-  const report = (name: string) => (error: unknown) => {
-    logger.warn({ err: error, subscription: name }, 'subscription retrying');
-  };
-  const settling = { concurrentRounds: config.SETTLEMENT_CONCURRENCY };
   // A round or record that cannot be handled is parked and the others go on (ADR 0035).
   const parking = new Parking(commands, {
     onParked: (parked) => {
@@ -59,18 +56,7 @@ await runProcess('settlement', async (logger) => {
       );
     },
   });
-  const subscriptions = [
-    startSettlementReactor(commands, report('settlement'), settling, parking),
-    ...(bus === null
-      ? []
-      : [startOutbox(store, bus, report('settlement-outbox'), settling, parking)]),
-  ];
-  const retries = [
-    parking.startEventRetries(store, 'settlement', report('parked-retries')),
-    ...(bus === null
-      ? []
-      : [parking.startEventRetries(store, 'settlement-outbox', report('parked-retries'))]),
-  ];
+  const subscriptions: Subscription[] = [];
   const registry = new Registry();
   registerCommandMetrics(registry, () => commands);
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions, {
@@ -83,6 +69,15 @@ await runProcess('settlement', async (logger) => {
     checks: bus === null ? {} : { redis: async () => (await bus.ready?.()) ?? true },
     metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
+  await app.register(settlementPlugin, {
+    commands,
+    store,
+    parking,
+    bus,
+    concurrentRounds: config.SETTLEMENT_CONCURRENCY,
+    logger,
+    subscriptions,
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     { port: config.PORT, walletMode: config.WALLET_MODE },
@@ -90,9 +85,8 @@ await runProcess('settlement', async (logger) => {
   );
   return {
     stop: async () => {
+      // Closing the app stops the service's jobs too (their onClose).
       await app.close();
-      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
-      await Promise.all(retries.map((subscription) => subscription.stop()));
       await bus?.close();
       await store.close();
     },

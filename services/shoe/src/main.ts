@@ -8,8 +8,7 @@ import {
 import { z } from 'zod';
 import { SeedVault } from './application/seed-vault.js';
 import { ShoeService } from './application/shoe-service.js';
-import { shoeInternalRoutes } from './http/internal-routes.js';
-import { shoeRoutes } from './http/routes.js';
+import { shoePlugin } from './plugin.js';
 
 /** The shoe service alone: its public routes and the shoe port for round services. */
 await runProcess('shoe', async (logger) => {
@@ -28,8 +27,7 @@ await runProcess('shoe', async (logger) => {
     settings: config,
     store,
   });
-  shoeRoutes(app, { shoes });
-  shoeInternalRoutes(app, { shoes });
+  await app.register(shoePlugin, { shoes, servePort: true });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info({ port: config.PORT, eventStore: config.EVENTSTORE }, 'shoe service listening');
   return {
