@@ -75,8 +75,8 @@ export async function hostService(
   parts: {
     readonly routes?: (app: HttpApp) => void;
     readonly jobs?: (
-      run: <T extends Stoppable>(name: string, start: () => T) => T,
-    ) => Promise<void> | void;
+      run: <T extends Stoppable>(name: string, start: () => T | Promise<T>) => Promise<T>,
+    ) => Promise<void>;
   },
 ): Promise<void> {
   const { manifest } = options;
@@ -93,8 +93,8 @@ export async function hostService(
     app.addHook('onClose', async () => {
       for (const job of running.splice(0).reverse()) await job.stop();
     });
-    await parts.jobs((name, start) => {
-      const job = start();
+    await parts.jobs(async (name, start) => {
+      const job = await start();
       running.push(job);
       manifest?.job(service, name);
       return job;

@@ -37,24 +37,24 @@ export async function settlementPlugin(
   const settling = { concurrentRounds: options.concurrentRounds };
   const running = options.subscriptions ?? [];
   await hostService(app, 'settlement', options, {
-    jobs: (run) => {
+    jobs: async (run) => {
       // What a consumer cannot apply is parked, and the others go on (ADR 0035); each
       // consumer's retries run beside it.
       running.push(
-        run('settlement-reactor', () =>
+        await run('settlement-reactor', () =>
           startSettlementReactor(commands, report('settlement'), settling, parking),
         ),
       );
-      run('settlement-retries', () =>
+      await run('settlement-retries', () =>
         parking.startEventRetries(store, 'settlement', report('parked-retries')),
       );
       if (bus !== null) {
         running.push(
-          run('settlement-outbox', () =>
+          await run('settlement-outbox', () =>
             startOutbox(store, bus, report('settlement-outbox'), settling, parking),
           ),
         );
-        run('settlement-outbox-retries', () =>
+        await run('settlement-outbox-retries', () =>
           parking.startEventRetries(store, 'settlement-outbox', report('parked-retries')),
         );
       }

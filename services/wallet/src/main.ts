@@ -1,4 +1,5 @@
 import { Parking } from '@croupier/application';
+import type { Subscription } from '@croupier/eventstore';
 import { createSettlementBus, createWalletMessageBus } from '@croupier/messaging';
 import {
   commandHandlerOf,
@@ -16,20 +17,15 @@ import {
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
 import { z } from 'zod';
-import { CommissionLedger, startCommissionCollector } from './application/commission-collector.js';
-import { consumeSettlements, retryParkedSettlements } from './application/settlement-consumer.js';
+import { CommissionLedger } from './application/commission-collector.js';
 import { walletEnvironmentShape } from './application/balance-limits.js';
-import { startWalletOutbox } from './application/wallet-messages.js';
 import { walletConsumerShape } from './application/wallet-mode.js';
-import { WalletService } from './application/wallet-service.js';
-import { SeamlessMode } from './seamless/seamless-mode.js';
 import {
   operatorWalletEnvironmentShape,
   operatorWalletSettingProblems,
 } from './seamless/settings.js';
-import { walletInternalRoutes } from './http/internal-routes.js';
-import { walletRoutes } from './http/routes.js';
-import { settlementRoutes } from './http/settlement-routes.js';
+import { walletPlugin } from './plugin.js';
+import { walletAdapters } from './wallet-adapters.js';
 
 /**
  * The wallet service alone: balances and movements, the wallet port for round services,
@@ -75,10 +71,6 @@ await runProcess('wallet', async (logger) => {
   );
   const commands = processCommands.commands;
   registerCommandMetrics(registry, () => commands);
-  const wallets = new WalletService(commands, {
-    maxBalance: config.WALLET_MAX_BALANCE,
-    mode: config.WALLET_MODE,
-  });
   // A message that cannot be applied is parked and the others go on (ADR 0035).
   const parking = new Parking(commands, {
     onParked: (parked) => {
@@ -88,32 +80,27 @@ await runProcess('wallet', async (logger) => {
       );
     },
   });
-  // Seamless mode: the same pieces as in the one-process gateway; its owed calls are a read
-  // model, registered before the models start.
-  const seamless =
-    config.WALLET_MODE === 'seamless'
-      ? new SeamlessMode({
-          settings: config,
-          store,
-          commands,
-          readModels,
-          storage: readModels.storage,
-          logger,
-          playMoney: wallets,
-          parking,
-        })
-      : null;
+  // The wallet mode, chosen here once; seamless mode's owed calls are a read model, registered
+  // before the models start.
+  const wallet = walletAdapters(config, {
+    commands,
+    store,
+    readModels,
+    storage: readModels.storage,
+    parking,
+    logger,
+  });
   await readModels.start();
   // The ledger's queue is read only in transfer mode: in seamless mode no one publishes to it.
   const bus =
-    config.REDIS_URL === undefined || seamless !== null
+    config.REDIS_URL === undefined || wallet.seamless !== null
       ? null
       : createSettlementBus({ redisUrl: config.REDIS_URL, prefix: config.REDIS_PREFIX });
   const publicBus = createWalletMessageBus({
     redisUrl: config.REDIS_URL,
     prefix: config.REDIS_PREFIX,
   });
-  if (seamless !== null)
+  if (wallet.seamless !== null)
     logger.info(
       { operatorWallet: config.OPERATOR_WALLET_URL },
       "seamless mode: stakes, payouts and refunds go to the operator's wallet",
@@ -122,42 +109,7 @@ await runProcess('wallet', async (logger) => {
     logger.warn(
       'no REDIS_URL: this wallet service receives no settlement messages (run the gateway for one process)',
     );
-  const consumer =
-    bus === null
-      ? null
-      : await consumeSettlements(bus, wallets, {
-          concurrency: config.WALLET_CONSUMER_CONCURRENCY,
-          parking,
-        });
-  const collector = startCommissionCollector(
-    store,
-    readModels,
-    ledger,
-    wallets,
-    (error) => {
-      logger.warn({ err: error }, 'commission collector retrying');
-    },
-    parking,
-  );
-  const reportRetry = (error: unknown) => {
-    logger.warn({ err: error }, 'parked-message retries retrying');
-  };
-  const retries = [
-    parking.startEventRetries(store, 'wallet-commission-collector', reportRetry),
-    ...(bus === null ? [] : [retryParkedSettlements(store, parking, wallets, reportRetry)]),
-  ];
-  // One active instance across the deployment's processes (a subscription's lease).
-  const outbox =
-    publicBus === null
-      ? null
-      : startWalletOutbox(store, publicBus, (error) => {
-          logger.warn({ err: error }, 'wallet outbox retrying');
-        });
-  const subscriptions = [
-    collector,
-    ...(outbox === null ? [] : [outbox]),
-    ...(seamless === null ? [] : [seamless.start()]),
-  ];
+  const subscriptions: Subscription[] = [];
   // The subscriptions' checkpoints. The settlement messages come from a BullMQ queue, not a
   // subscription: they have no position here (the outbox's backlog is the settlement's).
   const subscriptionMetrics = new SubscriptionMetrics(registry, store, () => subscriptions);
@@ -174,9 +126,20 @@ await runProcess('wallet', async (logger) => {
       },
     },
   });
-  walletRoutes(app, { wallets, funBalance: config.FUN_BALANCE });
-  walletInternalRoutes(app, { wallets: seamless?.bets ?? wallets });
-  settlementRoutes(app, { store });
+  await app.register(walletPlugin, {
+    wallet,
+    store,
+    readModels,
+    ledger,
+    parking,
+    bus,
+    consumerConcurrency: config.WALLET_CONSUMER_CONCURRENCY,
+    publicBus,
+    funBalance: config.FUN_BALANCE,
+    servePort: true,
+    logger,
+    subscriptions,
+  });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     { port: config.PORT, bus: bus?.kind ?? 'none', walletMode: config.WALLET_MODE },
@@ -184,12 +147,8 @@ await runProcess('wallet', async (logger) => {
   );
   return {
     stop: async () => {
+      // Closing the app stops the service's jobs too (their onClose).
       await app.close();
-      await consumer?.close();
-      await seamless?.stop();
-      await collector.stop();
-      await Promise.all(retries.map((subscription) => subscription.stop()));
-      await outbox?.stop();
       await readModels.stop();
       await processCommands.close();
       await bus?.close();
