@@ -12,12 +12,11 @@ import type {
   SnapshotStorage,
   Subscription,
 } from '@croupier/eventstore';
-import type { TokenAuthority } from '@croupier/http';
+import type { HttpApp, TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
   createWalletMessageBus,
   type SettlementBus,
-  type SettlementConsumer,
   type WalletMessageBus,
 } from '@croupier/messaging';
 import {
@@ -30,19 +29,19 @@ import {
   RoundService,
   TableBoard,
 } from '@croupier/round';
-import { startOutbox, startSettlementReactor } from '@croupier/settlement';
+import { settlementPlugin } from '@croupier/settlement';
 import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
   CommissionLedger,
-  consumeSettlements,
-  retryParkedSettlements,
   SeamlessMode,
-  startCommissionCollector,
-  startWalletOutbox,
+  walletAdapters,
+  type WalletAdapters,
+  walletPlugin,
+  type WalletPluginOptions,
   WalletService,
 } from '@croupier/wallet';
-import type { OperatorWalletPort, WalletPort } from '@croupier/contracts';
-import type { FastifyBaseLogger } from 'fastify';
+import type { OperatorWalletPort } from '@croupier/contracts';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import {
   commandHandlerOf,
   openReadModelStorage,
@@ -52,6 +51,8 @@ import {
   GameFigures,
   ProjectionMetrics,
   readModelRunner,
+  ServiceManifest,
+  type ServicePluginOptions,
   storeAnswers,
   syncReadModels,
   tokenAuthorityOf,
@@ -112,6 +113,7 @@ export class System {
    * refunds go to it through this (ADR 0026); Croupier's own wallet streams stay unused.
    */
   readonly seamless: SeamlessMode | null;
+  private readonly wallet: WalletAdapters;
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
@@ -121,6 +123,25 @@ export class System {
   readonly dealingWatch: DealingWatch;
   readonly watchdog: FaultWatchdog;
   readonly commissionLedger: CommissionLedger;
+  /** The wallet plugin's options here, for its jobs (start) and its routes (buildApp). */
+  get walletHosting(): Omit<WalletPluginOptions, keyof ServicePluginOptions> {
+    return {
+      wallet: this.wallet,
+      store: this.store,
+      readModels: this.readModels,
+      ledger: this.commissionLedger,
+      parking: this.parking,
+      // The ledger's queue (`wallet-ledger`) is read only in transfer mode: in seamless mode
+      // nothing is published to it.
+      bus: this.wallet.seamless === null ? this.bus : null,
+      consumerConcurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
+      publicBus: this.publicBus,
+      funBalance: this.config.FUN_BALANCE,
+      servePort: false,
+      logger: this.logger,
+    };
+  }
+
   /** Where the consumers set aside what they cannot apply (ADR 0035), and the operators' list. */
   readonly parking: Parking;
   readonly parkedMessages: ParkedMessages;
@@ -129,11 +150,15 @@ export class System {
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
   readonly notary: Notary;
+  /** What each service runs here: the same plugins as their own processes (ADR 0037). */
+  readonly manifest = new ServiceManifest();
   private readonly subscriptions: Subscription[] = [];
-  /** The consumers' retries of parked messages (ADR 0035). */
-  private readonly retries: Subscription[] = [];
+  /**
+   * Where the services' background jobs run for the life of the System, stopped at its close:
+   * a fastify instance that serves nothing. The apps built over the System serve their routes.
+   */
+  private jobs: HttpApp | null = null;
   private readonly dealers = new Map<string, AutoDealer>();
-  private consumer: SettlementConsumer | null = null;
   private sweepTimer: NodeJS.Timeout | null = null;
   private faultTimer: NodeJS.Timeout | null = null;
   private faultSweep: Promise<unknown> = Promise.resolve();
@@ -183,25 +208,19 @@ export class System {
       },
     });
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
-    this.wallets = new WalletService(this.commands, {
-      maxBalance: config.WALLET_MAX_BALANCE,
-      mode: config.WALLET_MODE,
+    const wallet = walletAdapters(config, {
+      commands: this.commands,
+      store,
+      readModels: this.readModels,
+      storage: readModelStorage,
+      parking: this.parking,
+      logger,
+      ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
     });
-    this.seamless =
-      config.WALLET_MODE === 'seamless'
-        ? new SeamlessMode({
-            settings: config,
-            store,
-            commands: this.commands,
-            readModels: this.readModels,
-            storage: readModelStorage,
-            logger,
-            playMoney: this.wallets,
-            parking: this.parking,
-            ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
-          })
-        : null;
-    const bets: WalletPort = this.seamless?.bets ?? this.wallets;
+    this.wallets = wallet.wallets;
+    this.seamless = wallet.seamless;
+    this.wallet = wallet;
+    const bets = wallet.bets;
     this.rounds = new RoundService(this.commands, this.shoes, bets, {
       walletMode: config.WALLET_MODE,
     });
@@ -266,58 +285,27 @@ export class System {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    // Croupier's wallet takes its credits from a queue of its own (`wallet-ledger`), whoever
-    // reads the public one: no downstream consumer can keep a payout from the ledger. Seamless:
-    // Croupier's own wallet takes no credits; the operator's wallet gets them from the feed and
-    // the outbox (started below).
-    if (this.seamless === null) {
-      this.consumer = await consumeSettlements(this.bus, this.wallets, {
-        concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
-        parking: this.parking,
-      });
-    }
-    const report = (name: string) => (error: unknown) => {
-      this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
-    };
-    const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
-    // What a consumer cannot apply is parked, and the others go on (ADR 0035); each consumer's
-    // retries run beside it.
-    const parking = this.parking;
-    this.subscriptions.push(
-      startSettlementReactor(this.commands, report('settlement'), settling, parking),
+    // The services' background work, each registered as its own process registers it.
+    const jobs = Fastify({ logger: false }) as unknown as HttpApp;
+    this.jobs = jobs;
+    const hosting = {
+      only: 'jobs',
+      manifest: this.manifest,
+      subscriptions: this.subscriptions,
+    } as const;
+    await jobs.register(settlementPlugin, {
+      ...hosting,
+      commands: this.commands,
+      store: this.store,
+      parking: this.parking,
       // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is
       // published to it. The operator's wallet gets its calls from the feed and the outbox.
-      ...(this.seamless === null
-        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling, parking)]
-        : []),
-      startCommissionCollector(
-        this.store,
-        this.readModels,
-        this.commissionLedger,
-        this.wallets,
-        report('commission-collector'),
-        parking,
-      ),
-    );
-    this.retries.push(
-      parking.startEventRetries(this.store, 'settlement', report('parked-retries')),
-      parking.startEventRetries(
-        this.store,
-        'wallet-commission-collector',
-        report('parked-retries'),
-      ),
-      ...(this.seamless === null
-        ? [
-            parking.startEventRetries(this.store, 'settlement-outbox', report('parked-retries')),
-            retryParkedSettlements(this.store, parking, this.wallets, report('parked-retries')),
-          ]
-        : []),
-    );
-    if (this.seamless !== null) this.subscriptions.push(this.seamless.start());
-    if (this.publicBus !== null)
-      this.subscriptions.push(
-        startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
-      );
+      bus: this.seamless === null ? this.bus : null,
+      concurrentRounds: this.config.SETTLEMENT_CONCURRENCY,
+      logger: this.logger,
+    });
+    await jobs.register(walletPlugin, { ...hosting, ...this.walletHosting });
+    await jobs.ready();
     this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
     this.faultTimer = setInterval(() => {
       // One sweep at a time: a slow store never stacks them up.
@@ -416,10 +404,10 @@ export class System {
     await this.notary.stop();
     await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
     this.dealers.clear();
-    await this.seamless?.stop();
-    await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
-    await Promise.all(this.retries.splice(0).map((subscription) => subscription.stop()));
-    await this.consumer?.close();
+    // The services' jobs, each service's in the reverse of their start (their onClose).
+    await this.jobs?.close();
+    this.jobs = null;
+    this.subscriptions.splice(0);
     await this.readModels.stop();
     await this.bus.close();
     await this.publicBus?.close();
