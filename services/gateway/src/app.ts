@@ -1,6 +1,6 @@
 import { playerIdSchema } from '@croupier/contracts';
 import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
-import { roundRoutes } from '@croupier/round';
+import { roundPlugin } from '@croupier/round';
 import { FailedLoginLog, httpSettingsOf } from '@croupier/runtime';
 import { shoePlugin } from '@croupier/shoe';
 import { walletPlugin } from '@croupier/wallet';
@@ -63,14 +63,13 @@ export async function buildApp(
   });
 
   failedLogins.attach(app);
-  roundRoutes(app, {
-    rounds: system.rounds,
-    board: system.board,
-    onTableOpened: (tableId) => void system.startDealer(tableId),
-    sessionIdleTimeoutMs: system.config.SESSION_IDLE_TIMEOUT_MS,
-  });
   // The services' routes, registered as their own processes register them (ADR 0037); their
   // background work runs once in the System, whichever apps are built over it.
+  await app.register(roundPlugin, {
+    ...system.roundHosting,
+    only: 'routes',
+    manifest: system.manifest,
+  });
   await app.register(shoePlugin, {
     shoes: system.shoes,
     servePort: false,

@@ -20,12 +20,13 @@ import {
   type WalletMessageBus,
 } from '@croupier/messaging';
 import {
-  AutoDealer,
   DealingWatch,
   FaultWatchdog,
   faultLimitsOf,
-  closeIdleSessions,
   PendingDebits,
+  RoundJobs,
+  roundPlugin,
+  type RoundPluginOptions,
   RoundService,
   TableBoard,
 } from '@croupier/round';
@@ -122,6 +123,8 @@ export class System {
   /** Rounds a fault may hold up: waiting for a card, or paused (the watchdog's deadlines). */
   readonly dealingWatch: DealingWatch;
   readonly watchdog: FaultWatchdog;
+  /** The round service's dealers and sweeps, run by its plugin. */
+  readonly roundJobs: RoundJobs;
   readonly commissionLedger: CommissionLedger;
   /** The wallet plugin's options here, for its jobs (start) and its routes (buildApp). */
   get walletHosting(): Omit<WalletPluginOptions, keyof ServicePluginOptions> {
@@ -158,11 +161,6 @@ export class System {
    * a fastify instance that serves nothing. The apps built over the System serve their routes.
    */
   private jobs: HttpApp | null = null;
-  private readonly dealers = new Map<string, AutoDealer>();
-  private sweepTimer: NodeJS.Timeout | null = null;
-  private faultTimer: NodeJS.Timeout | null = null;
-  private faultSweep: Promise<unknown> = Promise.resolve();
-  private sessionTimer: NodeJS.Timeout | null = null;
   private started = false;
 
   private constructor(
@@ -232,6 +230,16 @@ export class System {
         logger.warn({ err: error, roundId }, 'fault watchdog: round not handled, retrying');
       },
     );
+    this.roundJobs = new RoundJobs({
+      rounds: this.rounds,
+      board: this.board,
+      pending: this.pending,
+      dealingWatch: this.dealingWatch,
+      watchdog: this.watchdog,
+      readModels: this.readModels,
+      orphanGraceMs: config.ORPHAN_GRACE_MS,
+      logger,
+    });
     this.tokens = tokenAuthorityOf(config);
     this.notary = new Notary(
       store,
@@ -305,75 +313,50 @@ export class System {
       logger: this.logger,
     });
     await jobs.register(walletPlugin, { ...hosting, ...this.walletHosting });
+    if (this.options.autoDeal ?? true) await this.openAutoTables();
+    await jobs.register(roundPlugin, { ...hosting, ...this.roundHosting });
     await jobs.ready();
-    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
-    this.faultTimer = setInterval(() => {
-      // One sweep at a time: a slow store never stacks them up.
-      this.faultSweep = this.faultSweep.then(() => this.watchFaults());
-    }, this.options.faultSweepIntervalMs ?? 1_000);
-    this.sessionTimer = setInterval(
-      () => void this.closeIdleSessions(),
-      this.options.sessionSweepIntervalMs ?? 5_000,
-    );
     this.notary.start();
-    if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
 
   /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
-  async sweep(): Promise<number> {
-    try {
-      await this.readModels.syncToHead([this.pending.name]);
-      return await this.rounds.sweepOrphanedDebits(this.pending, this.config.ORPHAN_GRACE_MS);
-    } catch (error) {
-      this.logger.error({ err: error }, 'orphaned-debit sweep failed');
-      return 0;
-    }
+  sweep(): Promise<number> {
+    return this.roundJobs.sweep();
   }
 
   /** Pauses stalled deals and voids rounds paused too long (the seed's fault policy, 000). */
-  async watchFaults(): Promise<void> {
-    try {
-      await this.readModels.syncToHead([this.dealingWatch.name]);
-      const done = await this.watchdog.sweep();
-      if (done.paused.length + done.voided.length + done.exhausted.length > 0)
-        this.logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
-    } catch (error) {
-      this.logger.error({ err: error }, 'fault watchdog sweep failed');
-    }
+  watchFaults(): Promise<void> {
+    return this.roundJobs.watchFaults();
   }
 
   /** Closes the sessions idle past SESSION_IDLE_TIMEOUT_MS, finishing their rounds first. */
-  async closeIdleSessions(): Promise<number> {
-    try {
-      await this.readModels.syncToHead([this.board.name]);
-      return await closeIdleSessions(this.rounds, this.board);
-    } catch (error) {
-      this.logger.error({ err: error }, 'idle-session sweep failed');
-      return 0;
-    }
+  closeIdleSessions(): Promise<number> {
+    return this.roundJobs.closeIdleSessions();
   }
 
   /** Starts dealing a table by itself when it is configured to. */
-  async startDealer(tableId: string): Promise<void> {
-    if (this.dealers.has(tableId)) return;
-    const table = await this.rounds.getTable(tableId);
-    // A closed table still gets a dealer: it finishes the round in progress, then stops.
-    if (table.dealing?.mode !== 'auto') return;
-    const dealer = new AutoDealer(this.rounds, tableId, {
-      bettingWindowMs: table.dealing.bettingWindowMs,
-      onError: (error) => {
-        if (!(error instanceof DomainError))
-          this.logger.error({ err: error, tableId }, 'auto-dealer step failed');
-      },
-      onRound: () => {
-        this.readModels.wake();
-      },
-    });
-    this.dealers.set(tableId, dealer);
-    dealer.start();
+  startDealer(tableId: string): Promise<void> {
+    return this.roundJobs.startDealer(tableId);
   }
 
-  private async startAutoTables(): Promise<void> {
+  /** The round plugin's options here, for its jobs (start) and its routes (buildApp). */
+  get roundHosting(): Omit<RoundPluginOptions, keyof ServicePluginOptions> {
+    return {
+      rounds: this.rounds,
+      board: this.board,
+      jobs: this.roundJobs,
+      autoDeal: this.options.autoDeal ?? true,
+      sessionIdleTimeoutMs: this.config.SESSION_IDLE_TIMEOUT_MS,
+      intervals: {
+        orphanSweepMs: this.options.sweepIntervalMs ?? 5_000,
+        faultSweepMs: this.options.faultSweepIntervalMs ?? 1_000,
+        sessionSweepMs: this.options.sessionSweepIntervalMs ?? 5_000,
+      },
+    };
+  }
+
+  /** Opens the configured auto-dealt tables; the round plugin's jobs deal them. */
+  private async openAutoTables(): Promise<void> {
     const context = systemContext('gateway');
     for (const preset of this.config.AUTO_TABLES as PresetName[]) {
       try {
@@ -389,22 +372,13 @@ export class System {
         if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;
       }
     }
-    await this.readModels.syncToHead([this.board.name]);
-    for (const table of await this.board.list()) {
-      if (table.dealing.mode === 'auto') await this.startDealer(table.tableId);
-    }
   }
 
   /** Graceful shutdown: dealers finish their step, subscriptions their event, then pools close. */
   async stop(): Promise<void> {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.faultTimer) clearInterval(this.faultTimer);
-    await this.faultSweep;
-    if (this.sessionTimer) clearInterval(this.sessionTimer);
     await this.notary.stop();
-    await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
-    this.dealers.clear();
-    // The services' jobs, each service's in the reverse of their start (their onClose).
+    // The services' jobs, the last registered first (the round's sweeps and dealers), each
+    // service's in the reverse of their start (their onClose).
     await this.jobs?.close();
     this.jobs = null;
     this.subscriptions.splice(0);

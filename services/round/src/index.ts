@@ -15,3 +15,4 @@ export * from './http/views.js';
 export * from './adapters/http-ports.js';
 export * from './application/dealing-watch.js';
 export * from './application/fault-watchdog.js';
+export * from './plugin.js';

@@ -1,4 +1,4 @@
-import { DomainError, walletModeShape } from '@croupier/contracts';
+import { walletModeShape } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   commandHandlerOf,
@@ -19,7 +19,6 @@ import {
 import { Registry } from 'prom-client';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
-import { AutoDealer } from './application/auto-dealer.js';
 import { PendingDebits } from './application/bet-workflow.js';
 import { DealingWatch } from './application/dealing-watch.js';
 import {
@@ -29,8 +28,9 @@ import {
 } from './application/fault-watchdog.js';
 import { RoundService } from './application/round-service.js';
 import { TableBoard } from './application/table-board.js';
-import { closeIdleSessions, sessionEnvironmentShape } from './application/session-timeouts.js';
-import { BET_ROUTES, roundRoutes } from './http/routes.js';
+import { sessionEnvironmentShape } from './application/session-timeouts.js';
+import { BET_ROUTES } from './http/routes.js';
+import { RoundJobs, roundPlugin } from './plugin.js';
 
 /**
  * The round service alone: tables, rounds and the bet saga, calling the shoe and wallet
@@ -82,32 +82,7 @@ await runProcess('round', async (logger) => {
   const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, token));
   const rounds = new RoundService(commands, shoes, wallets, { walletMode: config.WALLET_MODE });
 
-  const dealers = new Map<string, AutoDealer>();
-  const startDealer = async (tableId: string) => {
-    const table = await rounds.getTable(tableId);
-    // A closed table still gets a dealer: it finishes the round in progress, then stops.
-    if (dealers.has(tableId) || table.dealing?.mode !== 'auto') return;
-    const dealer = new AutoDealer(rounds, tableId, {
-      bettingWindowMs: table.dealing.bettingWindowMs,
-      onError: (error) => {
-        if (!(error instanceof DomainError))
-          logger.error({ err: error, tableId }, 'auto-dealer step failed');
-      },
-    });
-    dealers.set(tableId, dealer);
-    dealer.start();
-  };
-  for (const table of await board.list()) await startDealer(table.tableId);
-  const sweep = setInterval(() => {
-    void readModels
-      .syncToHead([pending.name])
-      .then(() => rounds.sweepOrphanedDebits(pending, config.ORPHAN_GRACE_MS))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'orphaned-debit sweep failed');
-      });
-  }, 5_000);
-  // The fault policy (000): stalled deals paused, long pauses voided. Every replica may run it:
-  // the round's expected version lets one act (FaultWatchdog).
+  // The fault policy (000): stalled deals paused, long pauses voided.
   const watchdog = new FaultWatchdog(
     rounds,
     dealingWatch,
@@ -116,29 +91,16 @@ await runProcess('round', async (logger) => {
       logger.warn({ err: error, roundId }, 'fault watchdog: round not handled, retrying');
     },
   );
-  let faultSweep: Promise<unknown> = Promise.resolve();
-  const faults = setInterval(() => {
-    faultSweep = faultSweep.then(() =>
-      readModels
-        .syncToHead([dealingWatch.name])
-        .then(() => watchdog.sweep())
-        .then((done) => {
-          if (done.paused.length + done.voided.length + done.exhausted.length > 0)
-            logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
-        })
-        .catch((error: unknown) => {
-          logger.error({ err: error }, 'fault watchdog sweep failed');
-        }),
-    );
-  }, 1_000);
-  const sessionSweep = setInterval(() => {
-    void readModels
-      .syncToHead([board.name])
-      .then(() => closeIdleSessions(rounds, board))
-      .catch((error: unknown) => {
-        logger.error({ err: error }, 'idle-session sweep failed');
-      });
-  }, 5_000);
+  const jobs = new RoundJobs({
+    rounds,
+    board,
+    pending,
+    dealingWatch,
+    watchdog,
+    readModels,
+    orphanGraceMs: config.ORPHAN_GRACE_MS,
+    logger,
+  });
 
   // The game's figures, and the refused bets, which only the process serving the bet routes sees.
   const game = new LogMetrics(registry, gameFigures, readModels);
@@ -160,11 +122,13 @@ await runProcess('round', async (logger) => {
     if (request.method === 'GET' && request.url.startsWith('/v1/'))
       await syncReadModels(readModels);
   });
-  roundRoutes(app, {
+  await app.register(roundPlugin, {
     rounds,
     board,
-    onTableOpened: (tableId) => void startDealer(tableId),
+    jobs,
+    autoDeal: true,
     sessionIdleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
+    intervals: { orphanSweepMs: 5_000, faultSweepMs: 1_000, sessionSweepMs: 5_000 },
   });
   await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
@@ -178,12 +142,8 @@ await runProcess('round', async (logger) => {
   );
   return {
     stop: async () => {
-      clearInterval(sweep);
-      clearInterval(faults);
-      await faultSweep;
-      clearInterval(sessionSweep);
+      // Closing the app stops the sweeps, then the dealers (the plugin's onClose).
       await app.close();
-      await Promise.all([...dealers.values()].map((dealer) => dealer.stop()));
       await readModels.stop();
       await readModels.storage.close();
       await store.close();
