@@ -1,4 +1,4 @@
-import type { Subscription } from '@croupier/eventstore';
+import type { EventStore, Subscription } from '@croupier/eventstore';
 import type { HttpApp } from '@croupier/http';
 
 /**
@@ -100,4 +100,14 @@ export async function hostService(
       return job;
     });
   }
+}
+
+/** How a test starts a service's process without a port of its own (the process's start). */
+export interface ProcessOptions {
+  /** An already open store, left open at stop; otherwise the configured one is opened. */
+  readonly store?: EventStore;
+  /** Listen on HOST:PORT. Default true. */
+  readonly listen?: boolean;
+  /** Where the process's service plugin writes what it registered. */
+  readonly manifest?: ServiceManifest;
 }

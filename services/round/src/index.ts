@@ -16,3 +16,4 @@ export * from './adapters/http-ports.js';
 export * from './application/dealing-watch.js';
 export * from './application/fault-watchdog.js';
 export * from './plugin.js';
+export * from './process.js';

@@ -12,11 +12,14 @@ import {
   readModelRunner,
   RefusedBets,
   registerCommandMetrics,
-  runProcess,
+  type Process,
+  type ProcessOptions,
   syncReadModels,
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
+import type { HttpApp } from '@croupier/http';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
 import { PendingDebits } from './application/bet-workflow.js';
@@ -37,7 +40,11 @@ import { RoundJobs, roundPlugin } from './plugin.js';
  * services over HTTP (SHOE_URL, WALLET_URL), dealing its auto tables, sweeping orphaned debits;
  * its /metrics serve the game's figures read from the log and the bets it refused.
  */
-await runProcess('round', async (logger) => {
+export async function startRoundProcess(
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ProcessOptions = {},
+): Promise<Process & { readonly app: HttpApp }> {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8084),
@@ -50,9 +57,9 @@ await runProcess('round', async (logger) => {
       ...faultEnvironmentShape,
       ...sessionEnvironmentShape,
     },
-    process.env,
+    env,
   );
-  const store = await openStore(config, 'round');
+  const store = await (options.store ?? openStore(config, 'round'));
   const registry = new Registry();
   // The durable read models: tables beside the log, caught up from their checkpoints (ADR 0023).
   const projectionMetrics = new ProjectionMetrics(registry);
@@ -123,6 +130,7 @@ await runProcess('round', async (logger) => {
       await syncReadModels(readModels);
   });
   await app.register(roundPlugin, {
+    ...(options.manifest === undefined ? {} : { manifest: options.manifest }),
     rounds,
     board,
     jobs,
@@ -130,7 +138,7 @@ await runProcess('round', async (logger) => {
     sessionIdleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,
     intervals: { orphanSweepMs: 5_000, faultSweepMs: 1_000, sessionSweepMs: 5_000 },
   });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  if (options.listen ?? true) await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     {
       port: config.PORT,
@@ -141,12 +149,13 @@ await runProcess('round', async (logger) => {
     'round service listening',
   );
   return {
+    app,
     stop: async () => {
       // Closing the app stops the sweeps, then the dealers (the plugin's onClose).
       await app.close();
       await readModels.stop();
       await readModels.storage.close();
-      await store.close();
+      if (options.store === undefined) await store.close();
     },
   };
-});
+}

@@ -9,10 +9,13 @@ import {
   openStore,
   parseEnvironment,
   registerCommandMetrics,
-  runProcess,
+  type Process,
+  type ProcessOptions,
   SubscriptionMetrics,
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
+import type { HttpApp } from '@croupier/http';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { settlementEnvironmentShape } from './application/environment.js';
 import { OUTBOX_SUBSCRIPTION } from './application/outbox.js';
@@ -25,7 +28,11 @@ import { settlementPlugin } from './plugin.js';
  * reads that queue (the wallet service feeds the operator's wallet from the log), so nothing is
  * published and REDIS_URL is not needed.
  */
-await runProcess('settlement', async (logger) => {
+export async function startSettlementProcess(
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ProcessOptions = {},
+): Promise<Process & { readonly app: HttpApp }> {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8083),
@@ -33,13 +40,13 @@ await runProcess('settlement', async (logger) => {
       ...walletModeShape,
       ...settlementEnvironmentShape,
     },
-    process.env,
+    env,
   );
   if (config.WALLET_MODE === 'transfer' && config.REDIS_URL === undefined)
     throw new ConfigError([
       'REDIS_URL: is required with WALLET_MODE=transfer: the outbox publishes to BullMQ',
     ]);
-  const store = await openStore(config, 'settlement');
+  const store = await (options.store ?? openStore(config, 'settlement'));
   // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007);
   // no aggregate of this process takes snapshots.
   const { commands } = commandHandlerOf(config, store, null, logger);
@@ -70,6 +77,7 @@ await runProcess('settlement', async (logger) => {
     metrics: { registry, beforeScrape: () => subscriptionMetrics.refresh() },
   });
   await app.register(settlementPlugin, {
+    ...(options.manifest === undefined ? {} : { manifest: options.manifest }),
     commands,
     store,
     parking,
@@ -78,17 +86,18 @@ await runProcess('settlement', async (logger) => {
     logger,
     subscriptions,
   });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  if (options.listen ?? true) await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     { port: config.PORT, walletMode: config.WALLET_MODE },
     'settlement service listening',
   );
   return {
+    app,
     stop: async () => {
       // Closing the app stops the service's jobs too (their onClose).
       await app.close();
       await bus?.close();
-      await store.close();
+      if (options.store === undefined) await store.close();
     },
   };
-});
+}

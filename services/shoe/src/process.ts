@@ -3,21 +3,28 @@ import {
   createServiceApp,
   openStore,
   parseEnvironment,
-  runProcess,
+  type Process,
+  type ProcessOptions,
 } from '@croupier/runtime';
+import type { HttpApp } from '@croupier/http';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { SeedVault } from './application/seed-vault.js';
 import { ShoeService } from './application/shoe-service.js';
 import { shoePlugin } from './plugin.js';
 
 /** The shoe service alone: its public routes and the shoe port for round services. */
-await runProcess('shoe', async (logger) => {
+export async function startShoeProcess(
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ProcessOptions = {},
+): Promise<Process & { readonly app: HttpApp }> {
   const config = parseEnvironment(
     { PORT: z.coerce.number().int().min(0).max(65_535).default(8081) },
-    process.env,
+    env,
     ['JWT_SECRET', 'SHOE_SEED_KEY'],
   );
-  const store = await openStore(config, 'shoe');
+  const store = await (options.store ?? openStore(config, 'shoe'));
   // Commands of this process: one handler, its retry policy and bounded state cache (ADR 0007);
   // no aggregate of this process takes snapshots.
   const { commands } = commandHandlerOf(config, store, null, logger);
@@ -27,13 +34,18 @@ await runProcess('shoe', async (logger) => {
     settings: config,
     store,
   });
-  await app.register(shoePlugin, { shoes, servePort: true });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  await app.register(shoePlugin, {
+    ...(options.manifest === undefined ? {} : { manifest: options.manifest }),
+    shoes,
+    servePort: true,
+  });
+  if (options.listen ?? true) await app.listen({ host: config.HOST, port: config.PORT });
   logger.info({ port: config.PORT, eventStore: config.EVENTSTORE }, 'shoe service listening');
   return {
+    app,
     stop: async () => {
       await app.close();
-      await store.close();
+      if (options.store === undefined) await store.close();
     },
   };
-});
+}

@@ -12,3 +12,4 @@ export * from './application/wallet-messages.js';
 export * from './http/settlement-routes.js';
 export * from './plugin.js';
 export * from './wallet-adapters.js';
+export * from './process.js';

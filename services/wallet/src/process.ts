@@ -12,10 +12,13 @@ import {
   ProjectionMetrics,
   readModelRunner,
   registerCommandMetrics,
-  runProcess,
+  type Process,
+  type ProcessOptions,
   SubscriptionMetrics,
 } from '@croupier/runtime';
 import { Registry } from 'prom-client';
+import type { HttpApp } from '@croupier/http';
+import type { Logger } from 'pino';
 import { z } from 'zod';
 import { CommissionLedger } from './application/commission-collector.js';
 import { walletEnvironmentShape } from './application/balance-limits.js';
@@ -35,7 +38,11 @@ import { walletAdapters } from './wallet-adapters.js';
  * debited there, and the rounds' settlement records become its credits and rollbacks, fed from
  * the log and delivered by the outbox; Croupier's own wallet takes no deposit and no message.
  */
-await runProcess('wallet', async (logger) => {
+export async function startWalletProcess(
+  logger: Logger,
+  env: Readonly<Record<string, string | undefined>>,
+  options: ProcessOptions = {},
+): Promise<Process & { readonly app: HttpApp }> {
   const config = parseEnvironment(
     {
       PORT: z.coerce.number().int().min(0).max(65_535).default(8082),
@@ -43,11 +50,11 @@ await runProcess('wallet', async (logger) => {
       ...walletEnvironmentShape,
       ...operatorWalletEnvironmentShape,
     },
-    process.env,
+    env,
   );
   const seamlessProblems = operatorWalletSettingProblems(config);
   if (seamlessProblems.length > 0) throw new ConfigError(seamlessProblems);
-  const store = await openStore(config, 'wallet');
+  const store = await (options.store ?? openStore(config, 'wallet'));
   const registry = new Registry();
   // The read models: tables beside the log, caught up from their checkpoints (ADR 0023).
   const projectionMetrics = new ProjectionMetrics(registry);
@@ -127,6 +134,7 @@ await runProcess('wallet', async (logger) => {
     },
   });
   await app.register(walletPlugin, {
+    ...(options.manifest === undefined ? {} : { manifest: options.manifest }),
     wallet,
     store,
     readModels,
@@ -140,12 +148,13 @@ await runProcess('wallet', async (logger) => {
     logger,
     subscriptions,
   });
-  await app.listen({ host: config.HOST, port: config.PORT });
+  if (options.listen ?? true) await app.listen({ host: config.HOST, port: config.PORT });
   logger.info(
     { port: config.PORT, bus: bus?.kind ?? 'none', walletMode: config.WALLET_MODE },
     'wallet service listening',
   );
   return {
+    app,
     stop: async () => {
       // Closing the app stops the service's jobs too (their onClose).
       await app.close();
@@ -154,7 +163,7 @@ await runProcess('wallet', async (logger) => {
       await bus?.close();
       await publicBus?.close();
       await readModels.storage.close();
-      await store.close();
+      if (options.store === undefined) await store.close();
     },
   };
-});
+}

@@ -1,0 +1,4 @@
+import { runProcess } from '@croupier/runtime';
+import { startRoundProcess } from './process.js';
+
+await runProcess('round', (logger) => startRoundProcess(logger, process.env));

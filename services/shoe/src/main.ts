@@ -1,0 +1,4 @@
+import { runProcess } from '@croupier/runtime';
+import { startShoeProcess } from './process.js';
+
+await runProcess('shoe', (logger) => startShoeProcess(logger, process.env));
