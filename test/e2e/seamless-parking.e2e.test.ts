@@ -33,7 +33,8 @@ interface ParkedView {
 /**
  * Issue 24, defect 6 in seamless mode (ADR 0035): a credit the operator's wallet refuses is
  * parked by the outbox (sent once, not again at every pass) while the other players' credits
- * are delivered; operators list it and retry it once the account is fixed, under the same key.
+ * are delivered, a restart does not send it again (nor does the gateway's outbox beside the wallet
+ * service); operators list it and retry it once the account is fixed, under the same key.
  * A fun win Croupier's own fun wallet refuses is parked by the feed, and the records after it go
  * on. The example operator wallet on PostgreSQL, behind the relay, is the operator's wallet.
  */
@@ -45,6 +46,8 @@ describe('seamless mode: what the wallets refuse is parked, and the others go on
     harness = await startHarness({
       store: 'postgres',
       gateway: true,
+      // Distributed: it restarts the wallet service.
+      ownCluster: true,
       env: {
         WALLET_MODE: 'seamless',
         OPERATOR_WALLET_URL: wallet.url,
@@ -163,6 +166,21 @@ describe('seamless mode: what the wallets refuse is parked, and the others go on
     // The passes that delivered Bo's credits did not send Ana's again: it was sent once.
     expect(wallet.sentUnder(key!)).toBe(1);
     expect((await wallet.books.status(key!)).state).toBe('refused');
+
+    // The outbox's process restarts (distributed: the wallet service, whose outbox the gateway's
+    // takes over while it is down). The outbox that runs next reads the park from the log: Bo's
+    // next credit is delivered, and Ana's is still not sent again.
+    if (DEPLOYMENT === 'distributed') {
+      const walletService = harness.cluster!.get('wallet');
+      await walletService.stop();
+      await walletService.start();
+    } else {
+      await harness.restart();
+    }
+    const third = await playOne(bo, [{ type: 'player', amount: 1_000 }]);
+    await closeAndDeal(third);
+    await credited(bo, 3);
+    expect(wallet.sentUnder(key!)).toBe(1);
 
     // Retried before the fix: sent once more under its key, refused, parked again.
     expect(expectStatus(await retry(parked!.id), 202)).toMatchObject({ status: 'retrying' });

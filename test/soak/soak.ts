@@ -182,7 +182,11 @@ async function voidOpenRounds(deployment: ChaosDeployment): Promise<void> {
  */
 async function modelBasedTest(): Promise<{ passed: boolean; output: string }> {
   if (MODEL_RUNS === 0) return { passed: true, output: 'skipped (SOAK_MODEL_RUNS=0)' };
-  const child = spawn('npx', ['vitest', 'run', '--reporter=dot', 'e2e/model.e2e.test.ts'], {
+  // The soak's budget, not the suite's 5-minute test timeout, bounds its runs: 200 runs beside
+  // the chaos on 2 cores take longer than 5 minutes (a timeout there was no finding).
+  const timeout = `--testTimeout=${MAX_MINUTES * 60_000}`;
+  const args = ['vitest', 'run', '--reporter=dot', timeout, 'e2e/model.e2e.test.ts'];
+  const child = spawn('npx', args, {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: {
       ...process.env,

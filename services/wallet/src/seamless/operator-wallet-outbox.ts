@@ -98,19 +98,23 @@ export interface OperatorWalletOutboxOptions {
  * Delivers what Croupier owes the operator's wallet: each credit and rollback recorded as
  * requested is sent under its key until the wallet confirms it (`OperatorCallDelivered`), so a
  * wallet that was away gets every call once it is back, and each once by its key. Debits whose
- * request died are resolved by their status. Running it in two processes sends a call twice at
- * worst, which the key makes harmless. A call the wallet refuses is not sent again under its key
- * at every pass: it is parked, and sent again once an operator asks for it (`retryParked`).
+ * request died are resolved by their status. One process of a deployment runs it (SeamlessMode
+ * starts it where the feed holds its lease): two would each send a refused call before either saw
+ * the other's park. A call the wallet refuses is not sent again under its key at every pass: it is
+ * parked, and sent again once an operator asks for it (`retryParked`).
  */
 export class OperatorWalletOutbox {
   private readonly signal = new WakeSignal();
   private running: Promise<void> | null = null;
   private stopped = false;
-  /**
-   * The keys this process parked: the passes skip them, a retry sends them. Not read back at a
-   * start: a call parked before it is sent once more, refused, and parked again (no event twice).
-   */
+  /** The keys parked (by this process, or found parked in the log): the passes skip them. */
   private readonly parked = new Set<string>();
+  /**
+   * The owed keys whose park this process has read from the log: once per key, so a call parked
+   * before a restart, or by the process that ran the outbox before this one took over, is not
+   * sent again either.
+   */
+  private readonly checked = new Set<string>();
 
   constructor(
     private readonly calls: PendingOperatorCalls,
@@ -142,8 +146,9 @@ export class OperatorWalletOutbox {
     let delivered = 0;
     const calls = await this.calls.all();
     // A parked call confirmed meanwhile (retried by another process) is owed no more.
-    if (this.parked.size > 0) {
+    if (this.checked.size > 0 || this.parked.size > 0) {
       const owed = new Set(calls.map((call) => call.key));
+      for (const key of this.checked) if (!owed.has(key)) this.checked.delete(key);
       for (const key of this.parked) if (!owed.has(key)) this.parked.delete(key);
     }
     for (const call of calls) {
@@ -159,7 +164,7 @@ export class OperatorWalletOutbox {
           delivered++;
           continue;
         }
-        if (this.parked.has(call.key)) continue;
+        if (await this.isParked(call.key)) continue;
         const answer = await this.send(call);
         if (answer.outcome === 'refused') {
           const refusal = new MessageRefusedError(
@@ -233,6 +238,18 @@ export class OperatorWalletOutbox {
       answer.transactionId,
       systemContext('operator-wallet-outbox'),
     );
+  }
+
+  /** Parked and not yet resolved: read from the log the first time the key is met. */
+  private async isParked(key: string): Promise<boolean> {
+    const parking = this.options.parking;
+    if (parking !== undefined && !this.checked.has(key)) {
+      const { status } = await parking.state('operator-wallet-outbox', key);
+      // Retrying: the retry subscription sends it, not the passes.
+      if (status === 'parked' || status === 'retrying') this.parked.add(key);
+      this.checked.add(key);
+    }
+    return this.parked.has(key);
   }
 
   private send(call: Exclude<PendingCall, { call: 'debit' }>) {

@@ -97,18 +97,33 @@ export class SeamlessMode {
     this.outbox = outbox;
   }
 
-  /** Starts the feed and the outbox; the feed is returned for the process's metrics. */
+  /**
+   * Starts the feed, and the outbox once the feed holds its lease; the feed is returned for the
+   * process's metrics.
+   */
   start(): Subscription {
     const { store, logger, parking } = this.options;
     const report = (name: string) => (error: unknown) => {
       logger.warn({ err: error, subscription: name }, 'subscription retrying');
     };
     if (this.feed === null) {
-      this.feed = startOperatorWalletFeed(
+      const feed = startOperatorWalletFeed(
         store,
         this.wallet,
         report('operator-wallet-feed'),
         parking,
+      );
+      this.feed = feed;
+      // One outbox in the deployment, in the process whose feed is the active one (a standby's
+      // caughtUp waits for the lease): outboxes in two processes (the gateway beside the wallet
+      // service, replicas) each sent a call the wallet refuses before either saw the other's
+      // park, so the wallet got it twice (ADR 0035). A standby's outbox starts if it takes over.
+      feed.caughtUp().then(
+        () => {
+          if (this.feed === feed) this.outbox.start();
+        },
+        // Stopped before it held the lease: this process delivers nothing.
+        () => undefined,
       );
       if (parking !== undefined)
         this.retries.push(
@@ -123,7 +138,6 @@ export class SeamlessMode {
           ),
         );
     }
-    this.outbox.start();
     return this.feed;
   }
 
