@@ -220,7 +220,7 @@ export class System {
     this.wallet = wallet;
     const bets = wallet.bets;
     this.rounds = new RoundService(this.commands, this.shoes, bets, {
-      walletMode: config.WALLET_MODE,
+      walletMode: wallet.mode,
     });
     this.watchdog = new FaultWatchdog(
       this.rounds,

@@ -15,6 +15,7 @@ import {
 } from './application/commission-collector.js';
 import { consumeSettlements, retryParkedSettlements } from './application/settlement-consumer.js';
 import { startWalletOutbox } from './application/wallet-messages.js';
+import type { WalletMode } from './application/wallet-mode.js';
 import type { WalletService } from './application/wallet-service.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
@@ -26,6 +27,11 @@ import type { SeamlessMode } from './seamless/seamless-mode.js';
  * Croupier's own wallet, and the operator's behind the same port in seamless mode.
  */
 export interface WalletAdapters {
+  /**
+   * The mode the adapters were picked for, for what the rounds refuse that the mode cannot hold
+   * (accrued commission in seamless mode): the process reads WALLET_MODE nowhere else.
+   */
+  readonly mode: WalletMode;
   /** Croupier's own wallet: balances and movements, play money. */
   readonly wallets: WalletService;
   /** Seamless mode (ADR 0026): the operator's wallet holds the money; null otherwise. */

@@ -47,5 +47,5 @@ export function walletAdapters(
           ...(deps.operator === undefined ? {} : { operator: deps.operator }),
         })
       : null;
-  return { wallets, seamless, bets: seamless?.bets ?? wallets };
+  return { mode: settings.WALLET_MODE, wallets, seamless, bets: seamless?.bets ?? wallets };
 }
