@@ -360,6 +360,7 @@ describe('rebuilding the read models', () => {
       'commission-ledger',
       'dealing-watch',
       'game-figures',
+      'parked-messages',
       'pending-debits',
       'player-history',
       'significant-events',

@@ -5,6 +5,7 @@ import {
   DomainError,
   parseRoundId,
   presetConfig,
+  roundIdOf,
   streams,
   type DrawnCard,
   type ShoePort,
@@ -273,5 +274,32 @@ describe('a deal against a void', () => {
     expect(types).not.toContain('RoundSettled');
     expect(types).not.toContain('RoundResettled');
     expect(types.slice(-2)).toEqual(['RoundVoided', 'BetsRefunded']);
+  });
+
+  it('the shoe draws only for a round that committed to its deal: never for a round not opened or still betting', async () => {
+    // A caller with a service token at the internal routes (the soak's fuzzer did it) cannot make
+    // the shoe hand out cards no round holds.
+    const system = as('svc', 'system');
+    const roundId = await bettingRound('rng', 'uma');
+    const { shoeId, roundNumber: number } = parseRoundId(roundId);
+    const before = (await store.readStream(streams.shoe(shoeId))).length;
+    const draw = (roundNumber: number) =>
+      casino.system.shoes
+        .drawRound({ shoeId, roundId: roundIdOf(shoeId, roundNumber), roundNumber }, system)
+        .then(() => 'drawn', refusal);
+    expect(await draw(number + 5)).toBe('ROUND_NOT_FOUND');
+    expect(await draw(number)).toBe('ROUND_NOT_DEALING');
+    const scanned = await casino.system.shoes
+      .drawScannedCard(
+        { shoeId, roundId, roundNumber: number, index: 0, card: '2D', hand: 'player' },
+        system,
+      )
+      .then(() => 'drawn', refusal);
+    expect(scanned).toBe('ROUND_NOT_DEALING');
+    expect((await store.readStream(streams.shoe(shoeId))).length).toBe(before);
+
+    // The round's own deal goes on as ever.
+    await casino.system.rounds.closeBetting(roundId, dealer);
+    expect((await casino.system.rounds.deal(roundId, dealer)).status).toBe('completed');
   });
 });

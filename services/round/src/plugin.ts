@@ -2,14 +2,14 @@ import { DomainError } from '@croupier/contracts';
 import type { ProjectionRunner } from '@croupier/application';
 import type { HttpApp } from '@croupier/http';
 import { hostService, type ServiceLogger, type ServicePluginOptions } from '@croupier/runtime';
-import { AutoDealer } from './application/auto-dealer.js';
-import type { PendingDebits } from './application/bet-workflow.js';
-import type { DealingWatch } from './application/dealing-watch.js';
-import type { FaultWatchdog } from './application/fault-watchdog.js';
-import type { RoundService } from './application/round-service.js';
-import { closeIdleSessions } from './application/session-timeouts.js';
-import type { TableBoard } from './application/table-board.js';
-import { roundRoutes } from './http/routes.js';
+import { AutoDealer } from './dealing/auto-dealer.js';
+import type { PendingDebits } from './bets/bet-workflow.js';
+import type { DealingWatch } from './faults/dealing-watch.js';
+import type { FaultWatchdog } from './faults/fault-watchdog.js';
+import type { RoundService } from './round-service.js';
+import { closeIdleSessions } from './sessions/idle-timeouts.js';
+import type { TableBoard } from './board/table-board.js';
+import { roundRoutes } from './routes.js';
 
 /**
  * The round service's background work over one RoundService: the auto-dealers, the bet

@@ -22,17 +22,13 @@ import type { HttpApp } from '@croupier/http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
-import { PendingDebits } from './application/bet-workflow.js';
-import { DealingWatch } from './application/dealing-watch.js';
-import {
-  FaultWatchdog,
-  faultEnvironmentShape,
-  faultLimitsOf,
-} from './application/fault-watchdog.js';
-import { RoundService } from './application/round-service.js';
-import { TableBoard } from './application/table-board.js';
-import { sessionEnvironmentShape } from './application/session-timeouts.js';
-import { BET_ROUTES } from './http/routes.js';
+import { PendingDebits } from './bets/bet-workflow.js';
+import { DealingWatch } from './faults/dealing-watch.js';
+import { FaultWatchdog, faultEnvironmentShape, faultLimitsOf } from './faults/fault-watchdog.js';
+import { RoundService } from './round-service.js';
+import { TableBoard } from './board/table-board.js';
+import { sessionEnvironmentShape } from './sessions/idle-timeouts.js';
+import { BET_ROUTES } from './routes.js';
 import { RoundJobs, roundPlugin } from './plugin.js';
 
 /**

@@ -18,6 +18,7 @@ import {
   type ShoeSummary,
 } from '@croupier/contracts';
 import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.decider.js';
+import { requireDealStarted } from './round-deal.js';
 import type { SeedVault } from './seed-vault.js';
 
 export const shoeAggregate: Aggregate<ShoeCommand, ShoeEvent, ShoeState> = {
@@ -109,6 +110,7 @@ export class ShoeService implements ShoePort {
     input: Parameters<ShoePort['drawRound']>[0],
     context: CommandContext,
   ): Promise<DrawnCard[]> {
+    await requireDealStarted(this.commands, input.roundId);
     const { state } = await this.run(
       input.shoeId,
       (current) => ({
@@ -126,6 +128,7 @@ export class ShoeService implements ShoePort {
     input: Parameters<ShoePort['drawScannedCard']>[0],
     context: CommandContext,
   ): Promise<DrawnCard> {
+    await requireDealStarted(this.commands, input.roundId);
     const { state } = await this.run(input.shoeId, { type: 'DrawScannedCard', ...input }, context);
     return state.rounds.get(input.roundId)!.cards[input.index]!;
   }

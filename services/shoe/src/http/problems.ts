@@ -38,6 +38,8 @@ export const SHOE_PORT_PROBLEMS = {
     'SHOE_FINISHED',
     'SEED_MISMATCH',
     'ROUND_FINISHED',
+    'ROUND_NOT_FOUND',
+    'ROUND_NOT_DEALING',
     CONTENDED,
   ],
   /** Sealing a sealed round, or one of a closed shoe, answers its cards as they are. */
@@ -51,6 +53,8 @@ export const SHOE_PORT_PROBLEMS = {
     'SHOE_FINISHED',
     'IMPOSSIBLE_CARD',
     'ROUND_FINISHED',
+    'ROUND_NOT_FOUND',
+    'ROUND_NOT_DEALING',
     CONTENDED,
   ],
   correctCard: [
