@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
 import { parkedMessageRoutes } from './parked-routes.js';
 import { supervisionRoutes } from './supervision-routes.js';
+import { roundHosting, walletHosting } from './hosting.js';
 import { GatewayMetrics } from './metrics.js';
 import type { System } from './system.js';
 
@@ -66,7 +67,7 @@ export async function buildApp(
   // The services' routes, registered as their own processes register them (ADR 0037); their
   // background work runs once in the System, whichever apps are built over it.
   await app.register(roundPlugin, {
-    ...system.roundHosting,
+    ...roundHosting(system),
     only: 'routes',
     manifest: system.manifest,
   });
@@ -76,7 +77,7 @@ export async function buildApp(
     manifest: system.manifest,
   });
   await app.register(walletPlugin, {
-    ...system.walletHosting,
+    ...walletHosting(system),
     only: 'routes',
     manifest: system.manifest,
   });

@@ -26,7 +26,6 @@ import {
   PendingDebits,
   RoundJobs,
   roundPlugin,
-  type RoundPluginOptions,
   RoundService,
   TableBoard,
 } from '@croupier/round';
@@ -38,7 +37,6 @@ import {
   walletAdapters,
   type WalletAdapters,
   walletPlugin,
-  type WalletPluginOptions,
   WalletService,
 } from '@croupier/wallet';
 import type { OperatorWalletPort } from '@croupier/contracts';
@@ -53,12 +51,12 @@ import {
   ProjectionMetrics,
   readModelRunner,
   ServiceManifest,
-  type ServicePluginOptions,
   storeAnswers,
   syncReadModels,
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
+import { roundHosting, walletHosting } from './hosting.js';
 import { CheckpointSigner, Notary } from './notary.js';
 import { PlayerHistory } from './player-history.js';
 import { SignificantEventIndex } from './significant-event-index.js';
@@ -114,7 +112,8 @@ export class System {
    * refunds go to it through this (ADR 0026); Croupier's own wallet streams stay unused.
    */
   readonly seamless: SeamlessMode | null;
-  private readonly wallet: WalletAdapters;
+  /** The wallet adapters of the process's mode (walletAdapters). */
+  readonly wallet: WalletAdapters;
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
@@ -126,25 +125,6 @@ export class System {
   /** The round service's dealers and sweeps, run by its plugin. */
   readonly roundJobs: RoundJobs;
   readonly commissionLedger: CommissionLedger;
-  /** The wallet plugin's options here, for its jobs (start) and its routes (buildApp). */
-  get walletHosting(): Omit<WalletPluginOptions, keyof ServicePluginOptions> {
-    return {
-      wallet: this.wallet,
-      store: this.store,
-      readModels: this.readModels,
-      ledger: this.commissionLedger,
-      parking: this.parking,
-      // The ledger's queue (`wallet-ledger`) is read only in transfer mode: in seamless mode
-      // nothing is published to it.
-      bus: this.wallet.seamless === null ? this.bus : null,
-      consumerConcurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
-      publicBus: this.publicBus,
-      funBalance: this.config.FUN_BALANCE,
-      servePort: false,
-      logger: this.logger,
-    };
-  }
-
   /** Where the consumers set aside what they cannot apply (ADR 0035), and the operators' list. */
   readonly parking: Parking;
   readonly parkedMessages: ParkedMessages;
@@ -168,8 +148,8 @@ export class System {
     readonly store: EventStore,
     readonly bus: SettlementBus,
     readonly publicBus: WalletMessageBus | null,
-    private readonly logger: FastifyBaseLogger,
-    private readonly options: SystemOptions,
+    readonly logger: FastifyBaseLogger,
+    readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
     snapshots: SnapshotStorage | null,
   ) {
@@ -312,9 +292,9 @@ export class System {
       concurrentRounds: this.config.SETTLEMENT_CONCURRENCY,
       logger: this.logger,
     });
-    await jobs.register(walletPlugin, { ...hosting, ...this.walletHosting });
+    await jobs.register(walletPlugin, { ...hosting, ...walletHosting(this) });
     if (this.options.autoDeal ?? true) await this.openAutoTables();
-    await jobs.register(roundPlugin, { ...hosting, ...this.roundHosting });
+    await jobs.register(roundPlugin, { ...hosting, ...roundHosting(this) });
     await jobs.ready();
     this.notary.start();
   }
@@ -337,22 +317,6 @@ export class System {
   /** Starts dealing a table by itself when it is configured to. */
   startDealer(tableId: string): Promise<void> {
     return this.roundJobs.startDealer(tableId);
-  }
-
-  /** The round plugin's options here, for its jobs (start) and its routes (buildApp). */
-  get roundHosting(): Omit<RoundPluginOptions, keyof ServicePluginOptions> {
-    return {
-      rounds: this.rounds,
-      board: this.board,
-      jobs: this.roundJobs,
-      autoDeal: this.options.autoDeal ?? true,
-      sessionIdleTimeoutMs: this.config.SESSION_IDLE_TIMEOUT_MS,
-      intervals: {
-        orphanSweepMs: this.options.sweepIntervalMs ?? 5_000,
-        faultSweepMs: this.options.faultSweepIntervalMs ?? 1_000,
-        sessionSweepMs: this.options.sessionSweepIntervalMs ?? 5_000,
-      },
-    };
   }
 
   /** Opens the configured auto-dealt tables; the round plugin's jobs deal them. */
