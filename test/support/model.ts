@@ -1051,34 +1051,26 @@ export async function finishRun(model: Model, world: World): Promise<void> {
         .post(`/v1/tables/${world.tables.land}/dealer`, { dealerId: 'model-dealer-last' });
     problems.push(...(await commissionProblems(model, world)));
   }
-  const events =
-    world.wallet === null ? await settledEverywhere(world.store) : await allEvents(world.store);
   // Play money is a wallet of its own (ADR 0030): the real money's check leaves fun rounds out,
   // and the fun wallet's audit and the spots check them.
   const funRounds = model.sessions.flatMap((s) =>
     s?.fun === true ? [`round-${s.sessionId}.`] : [],
   );
-  const real = events.filter((e) => !funRounds.some((prefix) => e.stream.startsWith(prefix)));
+  let events: Awaited<ReturnType<typeof allEvents>>;
   if (world.wallet === null) {
-    const money = checkMoney(real);
-    problems.push(...money.discrepancies);
-    for (const playerId of world.players) {
-      const wallet = (
-        await api.as('operator').get<{
-          balance: number;
-          available: number;
-          openStakes: number;
-        }>(`/v1/wallets/${playerId}`)
-      ).body;
-      if (wallet.balance !== (money.balances.get(playerId) ?? 0))
-        problems.push(
-          `${playerId}: balance ${wallet.balance}, the log says ${money.balances.get(playerId)}`,
-        );
-      if (wallet.openStakes !== 0)
-        problems.push(`${playerId}: ${wallet.openStakes} in open stakes`);
-      if (wallet.available < 0) problems.push(`${playerId}: available ${wallet.available}`);
+    // Reactions may still land once the rounds are at rest (the collection of a commission
+    // accrued after the last shift ended follows its accrual): the log and the wallets are
+    // compared until they agree, and a disagreement that lasts is the finding.
+    let money: string[];
+    for (let attempt = 0; ; attempt++) {
+      events = await settledEverywhere(world.store);
+      money = await walletMoneyProblems(world, events, funRounds);
+      if (money.length === 0 || attempt >= 20) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
     }
+    problems.push(...money);
   } else {
+    events = await allEvents(world.store);
     problems.push(...(await operatorWalletProblems(world)));
   }
   problems.push(...checkSpots(events));
@@ -1188,4 +1180,31 @@ async function operatorWalletProblems(world: World): Promise<string[]> {
     if (problems.length === 0 || Date.now() > deadline) return problems;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The real money's check (fun rounds left out) and each wallet against the log. */
+async function walletMoneyProblems(
+  world: World,
+  events: Awaited<ReturnType<typeof allEvents>>,
+  funRounds: readonly string[],
+): Promise<string[]> {
+  const real = events.filter((e) => !funRounds.some((prefix) => e.stream.startsWith(prefix)));
+  const money = checkMoney(real);
+  const problems = [...money.discrepancies];
+  for (const playerId of world.players) {
+    const wallet = (
+      await world.api.as('operator').get<{
+        balance: number;
+        available: number;
+        openStakes: number;
+      }>(`/v1/wallets/${playerId}`)
+    ).body;
+    if (wallet.balance !== (money.balances.get(playerId) ?? 0))
+      problems.push(
+        `${playerId}: balance ${wallet.balance}, the log says ${money.balances.get(playerId)}`,
+      );
+    if (wallet.openStakes !== 0) problems.push(`${playerId}: ${wallet.openStakes} in open stakes`);
+    if (wallet.available < 0) problems.push(`${playerId}: available ${wallet.available}`);
+  }
+  return problems;
 }

@@ -16,7 +16,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '@croupier/eventstore';
-import type { Aggregate, CommandHandler } from './command-handler.js';
+import type { Aggregate, CommandHandler } from './command-handler/index.js';
 import { causedBy, systemContext } from './context.js';
 import type { Decider } from './decider.js';
 import type { DocumentSet, DurableProjection } from './projection-runner.js';
@@ -461,6 +461,7 @@ const RESOLVED = 'resolved';
  */
 export class ParkedMessages implements DurableProjection<ParkedMessageView> {
   readonly name = 'parked-messages';
+  readonly handles = parkingAggregate.writes;
 
   constructor(private readonly storage: ProjectionStorage) {}
 

@@ -10,6 +10,7 @@ import {
   type ProjectionStorage,
   type RecordedEvent,
 } from '@croupier/eventstore';
+import type { EventType } from '@croupier/contracts';
 import { DocumentCache } from './document-cache.js';
 import { ProjectionError } from './projection-error.js';
 
@@ -33,12 +34,19 @@ export interface DocumentSet<Doc> {
 
 /**
  * A read model kept in the projection storage (docs/adr/0023): documents by key, changed by
- * events in global order. `keysOf` names, before any document is read, the keys an event reads
- * or writes (empty: the event does not concern the model), so a batch loads what it touches in
- * one query. `apply` must be deterministic and change nothing but the documents it is given.
+ * events in global order. `handles` declares the event types it reads; the runner gives it no
+ * other. `keysOf` names, before any document is read, the keys an event reads or writes (empty:
+ * this event does not concern the model), so a batch loads what it touches in one query. `apply`
+ * must be deterministic and change nothing but the documents it is given.
  */
-export interface DurableProjection<Doc = Document> {
+export interface DurableProjection<Doc = Document, Type extends string = EventType> {
   readonly name: string;
+  /**
+   * The event types the model handles, each of the log's union: what a model is made of is read
+   * here, not found in a `default` branch. An event of another type is never given to `keysOf`;
+   * a test holds each model's `keysOf` to it (no keys for a type left out, some for each named).
+   */
+  readonly handles: readonly Type[];
   keysOf(event: RecordedEvent): readonly string[];
   apply(event: RecordedEvent, docs: DocumentSet<Doc>): void;
 }
@@ -105,7 +113,9 @@ export interface ProjectionRunnerOptions {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 interface Model {
-  readonly projection: DurableProjection;
+  readonly projection: DurableProjection<Document, string>;
+  /** Its `handles`, to skip the events of other types before `keysOf`. */
+  readonly handles: ReadonlySet<string>;
   lease: ProjectionLease | null;
   held: boolean;
   generation: number;
@@ -197,13 +207,14 @@ export class ProjectionRunner {
     return { size: this.#cache.size, ...this.#cache.counts };
   }
 
-  register<P extends DurableProjection<never>>(projection: P): P {
+  register<P extends DurableProjection<never, string>>(projection: P): P {
     if (this.#running) throw new Error('register projections before starting the runner');
     validateModelName(projection.name);
     if (this.#models.has(projection.name))
       throw new Error(`projection ${projection.name} is registered twice`);
     this.#models.set(projection.name, {
       projection,
+      handles: new Set(projection.handles),
       lease: null,
       held: false,
       generation: 0,
@@ -372,6 +383,7 @@ export class ProjectionRunner {
     const state = await this.#storage.createGeneration(name);
     const shadow: Model = {
       projection: model!.projection,
+      handles: model!.handles,
       lease: null,
       held: true,
       generation: state.generation,
@@ -507,7 +519,7 @@ export class ProjectionRunner {
       const keys = new Set<string>();
       let failed: { event: RecordedEvent; cause: unknown } | null = null;
       for (const event of events) {
-        if (event.position <= model.position) continue;
+        if (event.position <= model.position || !model.handles.has(event.type)) continue;
         let named: readonly string[];
         try {
           named = model.projection.keysOf(event);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DomainError } from '@croupier/contracts';
 import { MemoryEventStore, type RecordedEvent } from '@croupier/eventstore';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CommandHandler } from '../src/command-handler.js';
+import { CommandHandler } from '../src/command-handler/index.js';
 import { systemContext } from '../src/context.js';
 import { Parking, subscribeParking } from '../src/parking.js';
 

@@ -191,8 +191,9 @@ export function projectionRunnerSuite(
     it('refuses a projection that uses a document it did not name', async () => {
       await add('s', 1);
       const live = runner();
-      const sloppy: DurableProjection<{ x: number }> = {
+      const sloppy: DurableProjection<{ x: number }, 'Added'> = {
         name: 'sloppy',
+        handles: ['Added'],
         keysOf: () => ['named'],
         apply: (_event, docs) => {
           docs.put('other', { x: 1 });
@@ -303,6 +304,7 @@ export function projectionRunnerSuite(
       const tallyOf = new TallyProjection();
       live.register({
         name: 'picky',
+        handles: tallyOf.handles,
         keysOf: (event) => {
           if ((event.data as { poison?: boolean }).poison) throw new Error('cannot key it');
           return tallyOf.keysOf(event);
@@ -318,6 +320,32 @@ export function projectionRunnerSuite(
         error: 'projection picky failed on Added at s@1: Error: cannot key it',
       });
       expect(await tally('s', 'picky')).toEqual({ revisions: ['0'], total: 1 });
+    });
+
+    it('gives a model only the event types it declares, whatever its keysOf would name', async () => {
+      await add('s', 1);
+      await store.append('s', [{ id: randomId(), type: 'Removed', data: { amount: 5 } }], {
+        expectedVersion: 'any',
+      });
+      const last = await add('s', 2);
+      const live = runner();
+      const tallyOf = new TallyProjection();
+      const asked: string[] = [];
+      live.register({
+        name: 'declared',
+        handles: tallyOf.handles,
+        keysOf: (event) => {
+          asked.push(event.type);
+          return [event.stream];
+        },
+        apply: (event, docs: DocumentSet<Tally>) => {
+          tallyOf.apply(event, docs);
+        },
+      });
+      await live.start();
+      await live.waitFor(last, ['declared']);
+      expect(asked).toEqual(['Added', 'Added']);
+      expect(await tally('s', 'declared')).toEqual({ revisions: ['0', '2'], total: 3 });
     });
   });
 }

@@ -12,7 +12,8 @@ export interface Tally {
  * a lost event shows as a gap and a double-applied one as a repeat. Throws on an event whose data
  * says `poison` while `poisoned` is true.
  */
-export class TallyProjection implements DurableProjection<Tally> {
+export class TallyProjection implements DurableProjection<Tally, 'Added'> {
+  readonly handles = ['Added' as const];
   applied = 0;
   poisoned = true;
   constructor(readonly name = 'tally') {}

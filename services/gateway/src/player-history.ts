@@ -1,5 +1,5 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
-import { roundEventSchema, walletEventSchema } from '@croupier/contracts';
+import { eventTypesOf, roundEventSchema, walletEventSchema } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 import { isFunRound, applyRound } from './player-history/apply-round.js';
 import { applyWallet } from './player-history/apply-wallet.js';
@@ -28,7 +28,7 @@ export type {
   HistoryStatus,
 } from './player-history/history-record.js';
 
-const ROUND_EVENTS = new Set<string>([
+const ROUND_EVENT_TYPES = [
   'RoundOpened',
   'BetPlaced',
   'CardCorrected',
@@ -39,7 +39,8 @@ const ROUND_EVENTS = new Set<string>([
   'RoundSettled',
   'RoundResettled',
   'RoundVoided',
-]);
+] as const;
+const ROUND_EVENTS = new Set<string>(ROUND_EVENT_TYPES);
 /** Wallet events that open or change a player's record of a round. */
 const RECORD_EVENTS = new Set<string>([
   'StakeDebited',
@@ -62,6 +63,8 @@ const RECORD_EVENTS = new Set<string>([
  */
 export class PlayerHistory implements DurableProjection<HistoryDocument> {
   readonly name = 'player-history';
+  /** Every wallet event (the balance is the wallet's own fold), and the round's that it shows. */
+  readonly handles = [...eventTypesOf(walletEventSchema), ...ROUND_EVENT_TYPES];
 
   /** `storage`: where the documents are read from (the runner writes them). */
   constructor(private readonly storage: ProjectionStorage) {}

@@ -1,5 +1,9 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
-import { significantEventOf, type SignificantEvent } from '@croupier/audit';
+import {
+  SIGNIFICANT_EVENT_CATEGORIES,
+  significantEventOf,
+  type SignificantEvent,
+} from '@croupier/audit';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
 /** Every significant event is listed here; those of a table also under the table. */
@@ -25,6 +29,9 @@ export interface SignificantEventQuery {
  */
 export class SignificantEventIndex implements DurableProjection<SignificantEvent> {
   readonly name = 'significant-events';
+  readonly handles = Object.keys(
+    SIGNIFICANT_EVENT_CATEGORIES,
+  ) as (keyof typeof SIGNIFICANT_EVENT_CATEGORIES)[];
 
   /** `storage`: where the documents are read from (the runner writes them). */
   constructor(private readonly storage: ProjectionStorage) {}

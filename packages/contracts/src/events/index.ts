@@ -8,3 +8,4 @@ export * from './security.js';
 export * from './notary.js';
 export * from './operator-wallet.js';
 export * from './parking.js';
+export * from './event-types.js';

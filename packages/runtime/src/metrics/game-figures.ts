@@ -77,6 +77,14 @@ const roundKey = (roundId: string) => `round:${roundId}`;
  */
 export class GameFigures implements DurableProjection<FigureDocument> {
   readonly name = 'game-figures';
+  readonly handles = [
+    'StakeRefunded',
+    'RoundOpened',
+    'RoundCompleted',
+    'RoundVoided',
+    'BetPlaced',
+    'RoundSettled',
+  ] as const;
 
   constructor(private readonly storage: ProjectionStorage) {}
 

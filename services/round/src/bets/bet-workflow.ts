@@ -254,6 +254,15 @@ export interface PendingDebit {
  */
 export class PendingDebits implements DurableProjection<PendingDebit> {
   readonly name = 'pending-debits';
+  readonly handles = [
+    'StakeDebited',
+    'StakeRefunded',
+    'PayoutCredited',
+    'BetPlaced',
+    'OperatorDebitConfirmed',
+    'OperatorCreditRequested',
+    'OperatorRollbackRequested',
+  ] as const;
 
   constructor(
     private readonly storage: ProjectionStorage,

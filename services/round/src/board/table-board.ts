@@ -1,6 +1,7 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
 import { roadsOf, type RoundMark, type Roads } from '@croupier/baccarat';
 import {
+  eventTypesOf,
   parseRoundId,
   roundEventSchema,
   shoeEventSchema,
@@ -77,7 +78,7 @@ function resultOf(
 }
 
 /** DealStarted changes nothing the board shows: the round stays `closed` until its first card. */
-const ROUND_EVENTS = new Set([
+const ROUND_EVENT_TYPES = [
   'RoundOpened',
   'BetPlaced',
   'BetsCleared',
@@ -88,7 +89,8 @@ const ROUND_EVENTS = new Set([
   'RoundVoided',
   'RoundPaused',
   'RoundResumed',
-]);
+] as const;
+const ROUND_EVENTS = new Set<string>(ROUND_EVENT_TYPES);
 
 /** A table's document: its view, and where it was opened in the log (the list's order). */
 interface TableDocument {
@@ -104,6 +106,12 @@ interface TableDocument {
  */
 export class TableBoard implements DurableProjection<TableDocument> {
   readonly name = 'table-board';
+  /** The table's own events, the shoe's shuffle (a new shoe) and the round's play. */
+  readonly handles = [
+    ...eventTypesOf(tableEventSchema),
+    'ShoeShuffled' as const,
+    ...ROUND_EVENT_TYPES,
+  ];
 
   /** `storage`: where the documents are read from (the runner writes them). */
   constructor(private readonly storage: ProjectionStorage) {}

@@ -35,7 +35,7 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
  * DealStarted is not watched: a round waits for its first card from the close of betting (or
  * its resume), whether its deal has started or not.
  */
-const WATCHED = new Set([
+const WATCHED_TYPES = [
   'RoundOpened',
   'BettingClosed',
   'CardDealt',
@@ -44,7 +44,8 @@ const WATCHED = new Set([
   'RoundResumed',
   'RoundCompleted',
   'RoundVoided',
-]);
+] as const;
+const WATCHED = new Set<string>(WATCHED_TYPES);
 
 /** The lists the watchdog reads: rounds waiting for a card, paused rounds, the rest. */
 type Partition = 'waiting' | 'paused' | 'idle';
@@ -67,6 +68,7 @@ function statusOf(cards: WatchedRound['cards']): WatchedRound['status'] {
  */
 export class DealingWatch implements DurableProjection<WatchedRound> {
   readonly name = 'dealing-watch';
+  readonly handles = WATCHED_TYPES;
 
   constructor(
     private readonly storage: ProjectionStorage,

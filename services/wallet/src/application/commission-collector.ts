@@ -28,7 +28,12 @@ export interface CommissionOwedAtTable {
   readonly players: Record<string, Record<string, number>>;
 }
 
-const COMMISSION_EVENTS = new Set(['CommissionAccrued', 'CommissionCollected', 'PayoutAdjusted']);
+const COMMISSION_EVENT_TYPES = [
+  'CommissionAccrued',
+  'CommissionCollected',
+  'PayoutAdjusted',
+] as const;
+const COMMISSION_EVENTS = new Set<string>(COMMISSION_EVENT_TYPES);
 
 /**
  * Which players owe accrued commission at which table, for any dealer shift: a durable read
@@ -36,6 +41,7 @@ const COMMISSION_EVENTS = new Set(['CommissionAccrued', 'CommissionCollected', '
  */
 export class CommissionLedger implements DurableProjection<CommissionOwedAtTable> {
   readonly name = 'commission-ledger';
+  readonly handles = COMMISSION_EVENT_TYPES;
 
   /** `storage`: where the documents are read from (the runner writes them). */
   constructor(private readonly storage: ProjectionStorage) {}

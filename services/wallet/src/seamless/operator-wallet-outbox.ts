@@ -6,6 +6,7 @@ import {
   type Parking,
 } from '@croupier/application';
 import {
+  eventTypesOf,
   operatorWalletEventSchema,
   type OperatorWalletEvent,
   type OperatorWalletPort,
@@ -27,9 +28,7 @@ export type PendingCall =
       readonly requestedAt: number;
     });
 
-const OPERATOR_EVENT_TYPES = new Set<string>(
-  operatorWalletEventSchema.options.map((option) => option.shape.type.value),
-);
+const OPERATOR_EVENT_TYPES = new Set<string>(eventTypesOf(operatorWalletEventSchema));
 
 /**
  * The calls to the operator's wallet still owed, by key, in the order they were recorded: every
@@ -39,6 +38,7 @@ const OPERATOR_EVENT_TYPES = new Set<string>(
  */
 export class PendingOperatorCalls implements DurableProjection<PendingCall> {
   readonly name = 'operator-wallet-calls';
+  readonly handles = eventTypesOf(operatorWalletEventSchema);
 
   constructor(private readonly storage: ProjectionStorage) {}
 
