@@ -6,3 +6,4 @@ export * from './security-log.js';
 export * from './metrics/index.js';
 export * from './read-models.js';
 export * from './commands.js';
+export * from './service-plugin.js';

@@ -1,14 +1,15 @@
 import { playerIdSchema } from '@croupier/contracts';
 import { createHttpApp, principalOf, requireSelfOrStaff, type HttpApp } from '@croupier/http';
-import { roundRoutes } from '@croupier/round';
+import { roundPlugin } from '@croupier/round';
 import { FailedLoginLog, httpSettingsOf } from '@croupier/runtime';
-import { shoeRoutes } from '@croupier/shoe';
-import { settlementRoutes, walletRoutes } from '@croupier/wallet';
+import { shoePlugin } from '@croupier/shoe';
+import { walletPlugin } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
 import { parkedMessageRoutes } from './parked-routes.js';
 import { supervisionRoutes } from './supervision-routes.js';
+import { roundHosting, walletHosting } from './hosting.js';
 import { GatewayMetrics } from './metrics.js';
 import type { System } from './system.js';
 
@@ -63,18 +64,26 @@ export async function buildApp(
   });
 
   failedLogins.attach(app);
-  roundRoutes(app, {
-    rounds: system.rounds,
-    board: system.board,
-    onTableOpened: (tableId) => void system.startDealer(tableId),
-    sessionIdleTimeoutMs: system.config.SESSION_IDLE_TIMEOUT_MS,
+  // The services' routes, registered as their own processes register them (ADR 0037); their
+  // background work runs once in the System, whichever apps are built over it.
+  await app.register(roundPlugin, {
+    ...roundHosting(system),
+    only: 'routes',
+    manifest: system.manifest,
   });
-  shoeRoutes(app, { shoes: system.shoes });
-  walletRoutes(app, { wallets: system.wallets, funBalance: system.config.FUN_BALANCE });
+  await app.register(shoePlugin, {
+    shoes: system.shoes,
+    servePort: false,
+    manifest: system.manifest,
+  });
+  await app.register(walletPlugin, {
+    ...walletHosting(system),
+    only: 'routes',
+    manifest: system.manifest,
+  });
   auditRoutes(app, system);
   supervisionRoutes(app, system);
   parkedMessageRoutes(app, system);
-  settlementRoutes(app, { store: system.store });
 
   app.get(
     '/v1/players/:playerId/history',

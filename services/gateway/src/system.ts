@@ -12,37 +12,35 @@ import type {
   SnapshotStorage,
   Subscription,
 } from '@croupier/eventstore';
-import type { TokenAuthority } from '@croupier/http';
+import type { HttpApp, TokenAuthority } from '@croupier/http';
 import {
   createSettlementBus,
   createWalletMessageBus,
   type SettlementBus,
-  type SettlementConsumer,
   type WalletMessageBus,
 } from '@croupier/messaging';
 import {
-  AutoDealer,
   DealingWatch,
   FaultWatchdog,
   faultLimitsOf,
-  closeIdleSessions,
   PendingDebits,
+  RoundJobs,
+  roundPlugin,
   RoundService,
   TableBoard,
 } from '@croupier/round';
-import { startOutbox, startSettlementReactor } from '@croupier/settlement';
+import { settlementPlugin } from '@croupier/settlement';
 import { SeedVault, ShoeService } from '@croupier/shoe';
 import {
   CommissionLedger,
-  consumeSettlements,
-  retryParkedSettlements,
   SeamlessMode,
-  startCommissionCollector,
-  startWalletOutbox,
+  walletAdapters,
+  type WalletAdapters,
+  walletPlugin,
   WalletService,
 } from '@croupier/wallet';
-import type { OperatorWalletPort, WalletPort } from '@croupier/contracts';
-import type { FastifyBaseLogger } from 'fastify';
+import type { OperatorWalletPort } from '@croupier/contracts';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import {
   commandHandlerOf,
   openReadModelStorage,
@@ -52,11 +50,13 @@ import {
   GameFigures,
   ProjectionMetrics,
   readModelRunner,
+  ServiceManifest,
   storeAnswers,
   syncReadModels,
   tokenAuthorityOf,
 } from '@croupier/runtime';
 import type { GatewayConfig } from './config.js';
+import { roundHosting, walletHosting } from './hosting.js';
 import { CheckpointSigner, Notary } from './notary.js';
 import { PlayerHistory } from './player-history.js';
 import { SignificantEventIndex } from './significant-event-index.js';
@@ -112,6 +112,8 @@ export class System {
    * refunds go to it through this (ADR 0026); Croupier's own wallet streams stay unused.
    */
   readonly seamless: SeamlessMode | null;
+  /** The wallet adapters of the process's mode (walletAdapters). */
+  readonly wallet: WalletAdapters;
   readonly rounds: RoundService;
   readonly board: TableBoard;
   readonly history: PlayerHistory;
@@ -120,6 +122,8 @@ export class System {
   /** Rounds a fault may hold up: waiting for a card, or paused (the watchdog's deadlines). */
   readonly dealingWatch: DealingWatch;
   readonly watchdog: FaultWatchdog;
+  /** The round service's dealers and sweeps, run by its plugin. */
+  readonly roundJobs: RoundJobs;
   readonly commissionLedger: CommissionLedger;
   /** Where the consumers set aside what they cannot apply (ADR 0035), and the operators' list. */
   readonly parking: Parking;
@@ -129,15 +133,14 @@ export class System {
   readonly tokens: TokenAuthority;
   /** Anchors the log in signed checkpoints (ADR 0024). */
   readonly notary: Notary;
+  /** What each service runs here: the same plugins as their own processes (ADR 0037). */
+  readonly manifest = new ServiceManifest();
   private readonly subscriptions: Subscription[] = [];
-  /** The consumers' retries of parked messages (ADR 0035). */
-  private readonly retries: Subscription[] = [];
-  private readonly dealers = new Map<string, AutoDealer>();
-  private consumer: SettlementConsumer | null = null;
-  private sweepTimer: NodeJS.Timeout | null = null;
-  private faultTimer: NodeJS.Timeout | null = null;
-  private faultSweep: Promise<unknown> = Promise.resolve();
-  private sessionTimer: NodeJS.Timeout | null = null;
+  /**
+   * Where the services' background jobs run for the life of the System, stopped at its close:
+   * a fastify instance that serves nothing. The apps built over the System serve their routes.
+   */
+  private jobs: HttpApp | null = null;
   private started = false;
 
   private constructor(
@@ -145,8 +148,8 @@ export class System {
     readonly store: EventStore,
     readonly bus: SettlementBus,
     readonly publicBus: WalletMessageBus | null,
-    private readonly logger: FastifyBaseLogger,
-    private readonly options: SystemOptions,
+    readonly logger: FastifyBaseLogger,
+    readonly options: SystemOptions,
     readModelStorage: ProjectionStorage,
     snapshots: SnapshotStorage | null,
   ) {
@@ -183,27 +186,21 @@ export class System {
       },
     });
     this.shoes = new ShoeService(this.commands, new SeedVault(config.SHOE_SEED_KEY));
-    this.wallets = new WalletService(this.commands, {
-      maxBalance: config.WALLET_MAX_BALANCE,
-      mode: config.WALLET_MODE,
+    const wallet = walletAdapters(config, {
+      commands: this.commands,
+      store,
+      readModels: this.readModels,
+      storage: readModelStorage,
+      parking: this.parking,
+      logger,
+      ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
     });
-    this.seamless =
-      config.WALLET_MODE === 'seamless'
-        ? new SeamlessMode({
-            settings: config,
-            store,
-            commands: this.commands,
-            readModels: this.readModels,
-            storage: readModelStorage,
-            logger,
-            playMoney: this.wallets,
-            parking: this.parking,
-            ...(options.operatorWallet === undefined ? {} : { operator: options.operatorWallet }),
-          })
-        : null;
-    const bets: WalletPort = this.seamless?.bets ?? this.wallets;
+    this.wallets = wallet.wallets;
+    this.seamless = wallet.seamless;
+    this.wallet = wallet;
+    const bets = wallet.bets;
     this.rounds = new RoundService(this.commands, this.shoes, bets, {
-      walletMode: config.WALLET_MODE,
+      walletMode: wallet.mode,
     });
     this.watchdog = new FaultWatchdog(
       this.rounds,
@@ -213,6 +210,16 @@ export class System {
         logger.warn({ err: error, roundId }, 'fault watchdog: round not handled, retrying');
       },
     );
+    this.roundJobs = new RoundJobs({
+      rounds: this.rounds,
+      board: this.board,
+      pending: this.pending,
+      dealingWatch: this.dealingWatch,
+      watchdog: this.watchdog,
+      readModels: this.readModels,
+      orphanGraceMs: config.ORPHAN_GRACE_MS,
+      logger,
+    });
     this.tokens = tokenAuthorityOf(config);
     this.notary = new Notary(
       store,
@@ -266,126 +273,54 @@ export class System {
     if (this.started) return;
     this.started = true;
     await this.readModels.start();
-    // Croupier's wallet takes its credits from a queue of its own (`wallet-ledger`), whoever
-    // reads the public one: no downstream consumer can keep a payout from the ledger. Seamless:
-    // Croupier's own wallet takes no credits; the operator's wallet gets them from the feed and
-    // the outbox (started below).
-    if (this.seamless === null) {
-      this.consumer = await consumeSettlements(this.bus, this.wallets, {
-        concurrency: this.config.WALLET_CONSUMER_CONCURRENCY,
-        parking: this.parking,
-      });
-    }
-    const report = (name: string) => (error: unknown) => {
-      this.logger.warn({ err: error, subscription: name }, 'subscription retrying');
-    };
-    const settling = { concurrentRounds: this.config.SETTLEMENT_CONCURRENCY };
-    // What a consumer cannot apply is parked, and the others go on (ADR 0035); each consumer's
-    // retries run beside it.
-    const parking = this.parking;
-    this.subscriptions.push(
-      startSettlementReactor(this.commands, report('settlement'), settling, parking),
+    // The services' background work, each registered as its own process registers it.
+    const jobs = Fastify({ logger: false }) as unknown as HttpApp;
+    this.jobs = jobs;
+    const hosting = {
+      only: 'jobs',
+      manifest: this.manifest,
+      subscriptions: this.subscriptions,
+    } as const;
+    await jobs.register(settlementPlugin, {
+      ...hosting,
+      commands: this.commands,
+      store: this.store,
+      parking: this.parking,
       // The ledger's queue (`wallet-ledger`) has no reader in seamless mode: nothing is
       // published to it. The operator's wallet gets its calls from the feed and the outbox.
-      ...(this.seamless === null
-        ? [startOutbox(this.store, this.bus, report('settlement-outbox'), settling, parking)]
-        : []),
-      startCommissionCollector(
-        this.store,
-        this.readModels,
-        this.commissionLedger,
-        this.wallets,
-        report('commission-collector'),
-        parking,
-      ),
-    );
-    this.retries.push(
-      parking.startEventRetries(this.store, 'settlement', report('parked-retries')),
-      parking.startEventRetries(
-        this.store,
-        'wallet-commission-collector',
-        report('parked-retries'),
-      ),
-      ...(this.seamless === null
-        ? [
-            parking.startEventRetries(this.store, 'settlement-outbox', report('parked-retries')),
-            retryParkedSettlements(this.store, parking, this.wallets, report('parked-retries')),
-          ]
-        : []),
-    );
-    if (this.seamless !== null) this.subscriptions.push(this.seamless.start());
-    if (this.publicBus !== null)
-      this.subscriptions.push(
-        startWalletOutbox(this.store, this.publicBus, report('wallet-outbox')),
-      );
-    this.sweepTimer = setInterval(() => void this.sweep(), this.options.sweepIntervalMs ?? 5_000);
-    this.faultTimer = setInterval(() => {
-      // One sweep at a time: a slow store never stacks them up.
-      this.faultSweep = this.faultSweep.then(() => this.watchFaults());
-    }, this.options.faultSweepIntervalMs ?? 1_000);
-    this.sessionTimer = setInterval(
-      () => void this.closeIdleSessions(),
-      this.options.sessionSweepIntervalMs ?? 5_000,
-    );
+      bus: this.seamless === null ? this.bus : null,
+      concurrentRounds: this.config.SETTLEMENT_CONCURRENCY,
+      logger: this.logger,
+    });
+    await jobs.register(walletPlugin, { ...hosting, ...walletHosting(this) });
+    if (this.options.autoDeal ?? true) await this.openAutoTables();
+    await jobs.register(roundPlugin, { ...hosting, ...roundHosting(this) });
+    await jobs.ready();
     this.notary.start();
-    if (this.options.autoDeal ?? true) await this.startAutoTables();
   }
 
   /** Refunds stakes whose bets never reached their round (the bet workflow's sweep). */
-  async sweep(): Promise<number> {
-    try {
-      await this.readModels.syncToHead([this.pending.name]);
-      return await this.rounds.sweepOrphanedDebits(this.pending, this.config.ORPHAN_GRACE_MS);
-    } catch (error) {
-      this.logger.error({ err: error }, 'orphaned-debit sweep failed');
-      return 0;
-    }
+  sweep(): Promise<number> {
+    return this.roundJobs.sweep();
   }
 
   /** Pauses stalled deals and voids rounds paused too long (the seed's fault policy, 000). */
-  async watchFaults(): Promise<void> {
-    try {
-      await this.readModels.syncToHead([this.dealingWatch.name]);
-      const done = await this.watchdog.sweep();
-      if (done.paused.length + done.voided.length + done.exhausted.length > 0)
-        this.logger.warn(done, 'fault watchdog: rounds paused, voided or ended by an empty shoe');
-    } catch (error) {
-      this.logger.error({ err: error }, 'fault watchdog sweep failed');
-    }
+  watchFaults(): Promise<void> {
+    return this.roundJobs.watchFaults();
   }
 
   /** Closes the sessions idle past SESSION_IDLE_TIMEOUT_MS, finishing their rounds first. */
-  async closeIdleSessions(): Promise<number> {
-    try {
-      await this.readModels.syncToHead([this.board.name]);
-      return await closeIdleSessions(this.rounds, this.board);
-    } catch (error) {
-      this.logger.error({ err: error }, 'idle-session sweep failed');
-      return 0;
-    }
+  closeIdleSessions(): Promise<number> {
+    return this.roundJobs.closeIdleSessions();
   }
 
   /** Starts dealing a table by itself when it is configured to. */
-  async startDealer(tableId: string): Promise<void> {
-    if (this.dealers.has(tableId)) return;
-    const table = await this.rounds.getTable(tableId);
-    // A closed table still gets a dealer: it finishes the round in progress, then stops.
-    if (table.dealing?.mode !== 'auto') return;
-    const dealer = new AutoDealer(this.rounds, tableId, {
-      bettingWindowMs: table.dealing.bettingWindowMs,
-      onError: (error) => {
-        if (!(error instanceof DomainError))
-          this.logger.error({ err: error, tableId }, 'auto-dealer step failed');
-      },
-      onRound: () => {
-        this.readModels.wake();
-      },
-    });
-    this.dealers.set(tableId, dealer);
-    dealer.start();
+  startDealer(tableId: string): Promise<void> {
+    return this.roundJobs.startDealer(tableId);
   }
 
-  private async startAutoTables(): Promise<void> {
+  /** Opens the configured auto-dealt tables; the round plugin's jobs deal them. */
+  private async openAutoTables(): Promise<void> {
     const context = systemContext('gateway');
     for (const preset of this.config.AUTO_TABLES as PresetName[]) {
       try {
@@ -401,25 +336,16 @@ export class System {
         if (!(error instanceof DomainError && error.code === 'ALREADY_EXISTS')) throw error;
       }
     }
-    await this.readModels.syncToHead([this.board.name]);
-    for (const table of await this.board.list()) {
-      if (table.dealing.mode === 'auto') await this.startDealer(table.tableId);
-    }
   }
 
   /** Graceful shutdown: dealers finish their step, subscriptions their event, then pools close. */
   async stop(): Promise<void> {
-    if (this.sweepTimer) clearInterval(this.sweepTimer);
-    if (this.faultTimer) clearInterval(this.faultTimer);
-    await this.faultSweep;
-    if (this.sessionTimer) clearInterval(this.sessionTimer);
     await this.notary.stop();
-    await Promise.all([...this.dealers.values()].map((dealer) => dealer.stop()));
-    this.dealers.clear();
-    await this.seamless?.stop();
-    await Promise.all(this.subscriptions.splice(0).map((subscription) => subscription.stop()));
-    await Promise.all(this.retries.splice(0).map((subscription) => subscription.stop()));
-    await this.consumer?.close();
+    // The services' jobs, the last registered first (the round's sweeps and dealers), each
+    // service's in the reverse of their start (their onClose).
+    await this.jobs?.close();
+    this.jobs = null;
+    this.subscriptions.splice(0);
     await this.readModels.stop();
     await this.bus.close();
     await this.publicBus?.close();

@@ -15,3 +15,5 @@ export * from './shared/views.js';
 export * from './adapters/http-ports.js';
 export * from './faults/dealing-watch.js';
 export * from './faults/fault-watchdog.js';
+export * from './plugin.js';
+export * from './process.js';

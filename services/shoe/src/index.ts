@@ -3,3 +3,5 @@ export * from './http/routes.js';
 export * from './application/seed-vault.js';
 export * from './application/shoe-service.js';
 export * from './http/internal-routes.js';
+export * from './plugin.js';
+export * from './process.js';
