@@ -1,12 +1,41 @@
 import type { ServicePluginOptions } from '@croupier/runtime';
 import type { RoundPluginOptions } from '@croupier/round';
 import type { WalletPluginOptions } from '@croupier/wallet';
-import type { System } from './system.js';
+
+type WalletOptions = Omit<WalletPluginOptions, keyof ServicePluginOptions>;
+type RoundOptions = Omit<RoundPluginOptions, keyof ServicePluginOptions>;
+
+/**
+ * The parts of the one-process System the plugins' options are read from (system.ts composes
+ * them; named here by shape, so this module does not import the System back).
+ */
+export interface HostedParts {
+  readonly wallet: WalletOptions['wallet'];
+  readonly store: WalletOptions['store'];
+  readonly readModels: WalletOptions['readModels'];
+  readonly commissionLedger: WalletOptions['ledger'];
+  readonly parking: WalletOptions['parking'];
+  readonly bus: NonNullable<WalletOptions['bus']>;
+  readonly publicBus: WalletOptions['publicBus'];
+  readonly logger: WalletOptions['logger'];
+  readonly rounds: RoundOptions['rounds'];
+  readonly board: RoundOptions['board'];
+  readonly roundJobs: RoundOptions['jobs'];
+  readonly config: {
+    readonly WALLET_CONSUMER_CONCURRENCY: number;
+    readonly FUN_BALANCE: number;
+    readonly SESSION_IDLE_TIMEOUT_MS: RoundOptions['sessionIdleTimeoutMs'];
+  };
+  readonly options: {
+    readonly autoDeal?: boolean;
+    readonly sweepIntervalMs?: number;
+    readonly faultSweepIntervalMs?: number;
+    readonly sessionSweepIntervalMs?: number;
+  };
+}
 
 /** The wallet plugin's options here, for its jobs (start) and its routes (buildApp). */
-export function walletHosting(
-  system: System,
-): Omit<WalletPluginOptions, keyof ServicePluginOptions> {
+export function walletHosting(system: HostedParts): WalletOptions {
   return {
     wallet: system.wallet,
     store: system.store,
@@ -25,7 +54,7 @@ export function walletHosting(
 }
 
 /** The round plugin's options here, for its jobs (start) and its routes (buildApp). */
-export function roundHosting(system: System): Omit<RoundPluginOptions, keyof ServicePluginOptions> {
+export function roundHosting(system: HostedParts): RoundOptions {
   return {
     rounds: system.rounds,
     board: system.board,
