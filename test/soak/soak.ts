@@ -190,6 +190,9 @@ async function modelBasedTest(): Promise<{ passed: boolean; output: string }> {
     cwd: fileURLToPath(new URL('..', import.meta.url)),
     env: {
       ...process.env,
+      // A fresh draw each soak (CI repeats one seed): the long run is for finding what CI's
+      // sequences do not reach.
+      MODEL_SEED: process.env.MODEL_SEED ?? 'random',
       MODEL_RUNS: String(MODEL_RUNS),
       MODEL_STEPS: String(MODEL_STEPS),
       MODEL_TIME_LIMIT_MS: String(MAX_MINUTES * 60_000),
