@@ -168,6 +168,13 @@ async function roundOf(
 }
 
 /** A command of the model: it says which rounds it touched, and the step checks them. */
+/** Whether the player's target has a round to act on: their session, or the table's round. */
+function hasRound(model: Readonly<Model>, player: number, target: Target): boolean {
+  return target === 'session'
+    ? model.sessions[player] !== null
+    : model.tables[target].roundId !== null;
+}
+
 export abstract class Step implements fc.AsyncCommand<Model, World> {
   abstract check(model: Readonly<Model>): boolean;
   abstract act(model: Model, world: World): Promise<readonly string[]>;
@@ -210,9 +217,7 @@ export class Bet extends Step {
     super();
   }
   check(model: Readonly<Model>) {
-    return this.target === 'session'
-      ? model.sessions[this.player] !== null
-      : model.tables[this.target].roundId !== null;
+    return hasRound(model, this.player, this.target);
   }
   async act(model: Model, world: World) {
     const roundId = await roundOf(model, world, this.player, this.target);
@@ -257,9 +262,7 @@ export class RetriedBet extends Step {
     super();
   }
   check(model: Readonly<Model>) {
-    return this.target === 'session'
-      ? model.sessions[this.player] !== null
-      : model.tables[this.target].roundId !== null;
+    return hasRound(model, this.player, this.target);
   }
   async act(model: Model, world: World) {
     const roundId = await roundOf(model, world, this.player, this.target);
@@ -291,9 +294,7 @@ export class RemoveChip extends Step {
     super();
   }
   check(model: Readonly<Model>) {
-    return this.target === 'session'
-      ? model.sessions[this.player] !== null
-      : model.tables[this.target].roundId !== null;
+    return hasRound(model, this.player, this.target);
   }
   async act(model: Model, world: World) {
     const roundId = await roundOf(model, world, this.player, this.target);
@@ -324,9 +325,7 @@ export class Clear extends Step {
     super();
   }
   check(model: Readonly<Model>) {
-    return this.target === 'session'
-      ? model.sessions[this.player] !== null
-      : model.tables[this.target].roundId !== null;
+    return hasRound(model, this.player, this.target);
   }
   async act(model: Model, world: World) {
     const roundId = await roundOf(model, world, this.player, this.target);
@@ -359,9 +358,7 @@ export class Rebet extends Step {
     super();
   }
   check(model: Readonly<Model>) {
-    return this.target === 'session'
-      ? model.sessions[this.player] !== null
-      : model.tables[this.target].roundId !== null;
+    return hasRound(model, this.player, this.target);
   }
   async act(model: Model, world: World) {
     const roundId = await roundOf(model, world, this.player, this.target);
