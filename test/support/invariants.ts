@@ -488,7 +488,11 @@ export async function settledEverywhere(
         betId !== undefined
       )
         open.delete(betId);
-      if (event.type === 'RoundCompleted') unsettled.add(event.stream);
+      // A deal under way is waited for too: its RoundCompleted may be committed but not yet
+      // readable here (a read of the log stops short of a transaction still in flight before
+      // it), and a round left dealing is no money check's to judge.
+      if (event.type === 'RoundCompleted' || event.type === 'DealStarted')
+        unsettled.add(event.stream);
       // A round voided before its settlement is refunded, never settled (ADR 0033): its stakes
       // are waited for above.
       if (event.type === 'RoundSettled' || event.type === 'RoundVoided')

@@ -58,7 +58,7 @@ export function deciderSpecification<Command, Event, State>(
           return error as Error;
         }
         assert.fail(
-          `expected the command to be rejected (${describe(expected)}), but it produced ${JSON.stringify(produced)}`,
+          `expected the command to be rejected (${describeExpected(expected)}), but it produced ${JSON.stringify(produced)}`,
         );
       },
     }),
@@ -66,11 +66,11 @@ export function deciderSpecification<Command, Event, State>(
   return { given, when: (command) => given([]).when(command), stateAfter };
 }
 
-function describe(expected: ExpectedError): string {
+export function describeExpected(expected: ExpectedError): string {
   return typeof expected === 'function' ? expected.name : JSON.stringify(expected);
 }
 
-function assertMatches(error: unknown, expected: ExpectedError): void {
+export function assertMatches(error: unknown, expected: ExpectedError): void {
   if (typeof expected === 'function') {
     if (!(error instanceof expected)) {
       assert.fail(

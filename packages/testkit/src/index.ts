@@ -37,6 +37,12 @@ export {
   type GivenClause,
   type WhenClause,
 } from './decider-specification.js';
+export {
+  workflowSpecification,
+  type WorkflowLike,
+  type WorkflowSpecification,
+  type WorkflowWhenClause,
+} from './workflow-specification.js';
 export { declares, sample } from './prometheus.js';
 export { settlementMessage } from './settlement-message.js';
 export { startTcpRelay, throughRelay, type TcpRelay } from './tcp-relay.js';

@@ -5,6 +5,8 @@ export * from './shared/sequence.js';
 export * from './round-service.js';
 export * from './tables/shoe-lifecycle.js';
 export * from './bets/bet-workflow.js';
+export * from './bets/bet-workflow-runner.js';
+export * from './bets/pending-debits.js';
 export * from './dealing/auto-dealer.js';
 export * from './board/table-board.js';
 export * from './sessions/idle-timeouts.js';

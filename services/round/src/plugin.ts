@@ -3,7 +3,7 @@ import type { ProjectionRunner } from '@croupier/application';
 import type { HttpApp } from '@croupier/http';
 import { hostService, type ServiceLogger, type ServicePluginOptions } from '@croupier/runtime';
 import { AutoDealer } from './dealing/auto-dealer.js';
-import type { PendingDebits } from './bets/bet-workflow.js';
+import type { PendingDebits } from './bets/pending-debits.js';
 import type { DealingWatch } from './faults/dealing-watch.js';
 import type { FaultWatchdog } from './faults/fault-watchdog.js';
 import type { RoundService } from './round-service.js';

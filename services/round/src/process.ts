@@ -22,7 +22,7 @@ import type { HttpApp } from '@croupier/http';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { HttpShoePort, HttpWalletPort } from './adapters/http-ports.js';
-import { PendingDebits } from './bets/bet-workflow.js';
+import { PendingDebits } from './bets/pending-debits.js';
 import { DealingWatch } from './faults/dealing-watch.js';
 import { FaultWatchdog, faultEnvironmentShape, faultLimitsOf } from './faults/fault-watchdog.js';
 import { RoundService } from './round-service.js';

@@ -1,6 +1,6 @@
 import type { CommandHandler } from '@croupier/application';
 import type { ShoePort, WalletMode, WalletPort } from '@croupier/contracts';
-import { BetWorkflow } from './bets/bet-workflow.js';
+import { BetWorkflowRunner } from './bets/bet-workflow-runner.js';
 import { Bets } from './bets/bets.js';
 import { Dealing } from './dealing/dealing.js';
 import { Faults } from './faults/faults.js';
@@ -47,7 +47,7 @@ export class RoundService {
     this.faults = new Faults(context);
     this.tables = new Tables(context, this.faults, options.walletMode ?? 'transfer');
     this.seats = new Seats(context);
-    this.bets = new Bets(context, new BetWorkflow(commands, wallets), this.seats);
+    this.bets = new Bets(context, new BetWorkflowRunner(commands, wallets), this.seats);
     this.rebets = new Rebets(context, this.bets);
     this.dealing = new Dealing(context, this.faults);
     this.sessions = new Sessions(context, this);

@@ -1,34 +1,23 @@
+import { randomId } from '@croupier/application';
 import {
-  randomId,
-  systemContext,
-  type CommandHandler,
-  type DocumentSet,
-  type DurableProjection,
-} from '@croupier/application';
-import {
-  betPlaced,
   DomainError,
   PLAY_MONEY_CURRENCY,
-  operatorWalletEventSchema,
-  streams,
-  walletEventSchema,
-  type CommandContext,
   type RoundId,
   type StakeOf,
   type StakeRefusal,
-  type WalletPort,
 } from '@croupier/contracts';
-import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 import {
   releaseKey,
   roundDecider,
   type BetRequest,
   type RoundState,
 } from '../domain/round.decider.js';
-import { handleRound, roundAggregate } from '../shared/aggregates.js';
+import type { PendingDebit } from './pending-debits.js';
 
 /**
- * The bet workflow: the one place where money moves for a bet before its round settles it.
+ * The bet workflow: the one place where money moves for a bet before its round settles it. Pure:
+ * it answers what the last step's recipient said with the next step to send, and the runner
+ * (bet-workflow-runner.ts) sends it, to the wallet or to the round, and brings back the answer.
  *
  *   1. validate   the round's decider judges the bets; if it refuses, nothing moves
  *   2. debit      the wallet debits each stake for this round, bet id and amount; if it refuses
@@ -46,170 +35,238 @@ import { handleRound, roundAggregate } from '../shared/aggregates.js';
  * and once released, no bet can be placed under the id, so a refund and a bet can never both
  * stand for one stake. The wallet refunds no stake before any bet unless its round released it.
  */
-export class BetWorkflow {
-  constructor(
-    private readonly commands: CommandHandler,
-    private readonly wallets: WalletPort,
-  ) {}
 
-  /** Places a player's bets on a round: steps 1-4. */
-  async place(
-    input: {
-      roundId: RoundId;
-      playerId: string;
-      bets: readonly BetRequest[];
-      rebetOf: RoundId | null;
-    },
-    context: CommandContext,
-  ): Promise<RoundState> {
-    const { roundId, playerId } = input;
-    const command = {
-      type: 'PlaceBets',
-      playerId,
-      bets: input.bets,
-      rebetOf: input.rebetOf,
-    } as const;
-    // 1. The decider validates, and gives each bet the amount its stake must be. On the round as
-    // this process last saw it, with no read (a refusal is asked again on the round as read):
-    // step 3's append checks the round's version, and if the round moved on and refuses the
-    // bets there, step 4 gives the stakes back (ADR 0020, 0022).
-    const { state, stakes } = await this.commands.ask(
-      roundAggregate,
-      streams.round(roundId),
-      (round) => ({
-        state: round,
-        stakes: roundDecider
-          .decide(command, round)
-          .flatMap((event): StakeOf[] =>
-            event.type === 'BetPlaced'
-              ? [{ betId: event.data.betId, amount: event.data.amount }]
-              : [],
-          ),
-      }),
-    );
-    // 2.
-    let debited: readonly StakeOf[];
-    let refusal: StakeRefusal | null;
-    try {
-      ({ debited, refusal } = await this.wallets.debitStakes(
-        { playerId, roundId, currency: state.currency, stakes },
-        context,
-      ));
-    } catch (error) {
-      throw namingBetIds(error, stakes);
+type Reason = 'bet-rejected' | 'orphaned-debit';
+
+/** What the workflow is told: a request, or what the recipient of its last step answered. */
+export type BetWorkflowInput =
+  /** A player asks for bets on a round, as the round stands (cached or read). */
+  | {
+      readonly type: 'BetsRequested';
+      readonly roundId: RoundId;
+      readonly playerId: string;
+      readonly bets: readonly BetRequest[];
+      readonly rebetOf: RoundId | null;
+      readonly round: RoundState;
     }
-    if (refusal !== null) {
+  /** The sweep found a stake debited long ago that no round recorded as a bet. */
+  | { readonly type: 'OrphanFound'; readonly debit: PendingDebit; readonly round: RoundState }
+  | {
+      readonly type: 'StakesDebited';
+      readonly debited: readonly StakeOf[];
+      readonly refusal: StakeRefusal | null;
+    }
+  /** The debit call threw: a refusal before anything moved, or the wallet unreachable. */
+  | { readonly type: 'DebitFailed'; readonly error: unknown }
+  | { readonly type: 'BetsPlaced'; readonly round: RoundState }
+  /** The round refused the bets after the debit (betting closed meanwhile, an id taken …). */
+  | { readonly type: 'BetsRefused'; readonly error: DomainError }
+  /** The append did not answer (the store unreachable): the bets may or may not stand. */
+  | { readonly type: 'PlacingFailed'; readonly error: unknown }
+  | { readonly type: 'StakesReleased'; readonly round: RoundState }
+  | { readonly type: 'StakesRefunded'; readonly refunded: number };
+
+/** What the workflow sends: to the wallet, to the round, or its answer to the caller. */
+export type BetWorkflowStep =
+  | {
+      readonly type: 'DebitStakes';
+      readonly playerId: string;
+      readonly roundId: RoundId;
+      readonly currency: string;
+      readonly stakes: readonly StakeOf[];
+    }
+  | {
+      readonly type: 'PlaceBets';
+      readonly roundId: RoundId;
+      readonly playerId: string;
+      readonly bets: readonly BetRequest[];
+      readonly rebetOf: RoundId | null;
+    }
+  | {
+      readonly type: 'ReleaseStakes';
+      readonly roundId: RoundId;
+      readonly playerId: string;
+      readonly stakes: readonly StakeOf[];
+      readonly reason: Reason;
+    }
+  | {
+      readonly type: 'RefundStakes';
+      readonly roundId: RoundId;
+      readonly playerId: string;
+      /** Absent when the round is unknown and the stake is not play money: real money. */
+      readonly currency?: string;
+      readonly stakes: readonly StakeOf[];
+      readonly reason: Reason;
+    }
+  /** The bets stand: the caller is answered with the round. */
+  | { readonly type: 'Placed'; readonly round: RoundState }
+  /** The request failed with this error, after every stake it moved went back. */
+  | { readonly type: 'Failed'; readonly error: unknown }
+  /** The sweep is done with a debit: `refunded` stakes went back (0 or 1). */
+  | { readonly type: 'Swept'; readonly refunded: number };
+
+export interface BetWorkflowState {
+  /** The request, once told (its bets go to the round as asked). */
+  readonly request: {
+    readonly roundId: RoundId;
+    readonly playerId: string;
+    readonly bets: readonly BetRequest[];
+    readonly rebetOf: RoundId | null;
+  } | null;
+  /** Every stake the request asked for (to name them in an error). */
+  readonly stakes: readonly StakeOf[];
+  /** The stakes this request debited: the only ones it may give back. */
+  readonly debited: readonly StakeOf[];
+  readonly reason: Reason;
+  /** The error the caller gets once the stakes are back; null while none. */
+  readonly error: unknown;
+  /** The sweep's run (it answers with a count, not a round or an error). */
+  readonly sweeping: boolean;
+}
+
+const initialState = (): BetWorkflowState => ({
+  request: null,
+  stakes: [],
+  debited: [],
+  reason: 'bet-rejected',
+  error: null,
+  sweeping: false,
+});
+
+function decide(input: BetWorkflowInput, state: BetWorkflowState): BetWorkflowStep[] {
+  switch (input.type) {
+    case 'BetsRequested': {
+      // 1. The decider judges the bets (a refusal is thrown: nothing moves) and gives each bet
+      // the amount its stake must be.
+      const { roundId, playerId, bets, rebetOf, round } = input;
+      const stakes = roundDecider
+        .decide({ type: 'PlaceBets', playerId, bets, rebetOf }, round)
+        .flatMap((event): StakeOf[] =>
+          event.type === 'BetPlaced'
+            ? [{ betId: event.data.betId, amount: event.data.amount }]
+            : [],
+        );
+      return [{ type: 'DebitStakes', playerId, roundId, currency: round.currency, stakes }];
+    }
+    case 'StakesDebited': {
+      // 3. Every stake is open for this round: record the bets.
+      if (input.refusal === null) return [{ type: 'PlaceBets', ...requestOf(state) }];
       // Refused in part (an operator's wallet answers each stake on its own): what this request
-      // debited goes back as step 4 gives it back, through the round. A concurrent request for
-      // the same bet id shares the debit, and if it placed the bet meanwhile, the round keeps
-      // that stake for its bet and it is not refunded (ADR 0034).
-      if (debited.length > 0)
-        await this.release(roundId, playerId, state.currency, debited, 'bet-rejected', context);
-      throw namingBetIds(new DomainError(refusal.code, refusal.message, refusal.details), stakes);
+      // debited goes back through the round, as in step 4 (ADR 0034).
+      return giveBack(state, input.debited, refusalError(input.refusal));
     }
-    // 3.
-    try {
-      return (await handleRound(this.commands, roundId, command, context)).state;
-    } catch (error) {
-      // 4. Refused (betting closed meanwhile, an id taken, a limit reached by a concurrent
-      // request): the stakes this request debited go back now. A failure that is not a refusal
-      // (the store unreachable) leaves them to the sweep: the bets may have been placed.
-      if (error instanceof DomainError && debited.length > 0)
-        await this.release(roundId, playerId, state.currency, debited, 'bet-rejected', context);
-      throw namingBetIds(error, stakes);
-    }
-  }
-
-  /**
-   * Step 5: refunds stakes debited longer than `graceMs` ago whose bets no round recorded,
-   * once their round takes no more bets. Idempotent: sweeping twice, or from two processes,
-   * releases and refunds each stake once.
-   */
-  async sweep(pending: PendingDebits, graceMs: number): Promise<number> {
-    let refunded = 0;
-    const context = systemContext('orphan-sweep');
-    for (const debit of await pending.stale(graceMs)) {
-      const { state } = await this.commands.load(roundAggregate, streams.round(debit.roundId));
-      if (state.status === 'betting') continue; // its bet may still be on its way
-      const stake = [{ betId: debit.betId, amount: debit.amount }];
-      refunded +=
-        state.status === 'none'
-          ? // No such round: it can never hold the bet, and has no stream to record a release.
-            // Its currency is unknown but for the debit's play-money mark.
-            await this.refund(
-              debit.roundId,
-              debit.playerId,
-              debit.fun ? PLAY_MONEY_CURRENCY : undefined,
-              stake,
-              'orphaned-debit',
-              context,
-            )
-          : await this.release(
-              debit.roundId,
-              debit.playerId,
-              state.currency,
-              stake,
-              'orphaned-debit',
-              context,
-            );
-    }
-    return refunded;
-  }
-
-  /**
-   * The round releases the stakes it does not hold as this player's bets (it may have placed one
-   * meanwhile, from an identical request that won the race), then each released stake is
-   * refunded. A release recorded earlier is refunded again, which the wallet makes a no-op once
-   * done: a crash between the two steps loses nothing.
-   */
-  private async release(
-    roundId: RoundId,
-    playerId: string,
-    currency: string,
-    stakes: readonly StakeOf[],
-    reason: 'bet-rejected' | 'orphaned-debit',
-    context: CommandContext,
-  ): Promise<number> {
-    const { state } = await handleRound(
-      this.commands,
-      roundId,
-      { type: 'ReleaseStakes', playerId, stakes, reason },
-      context,
-    );
-    const released = stakes.filter(
-      (stake) =>
-        state.releasedStakes.get(releaseKey(stake.betId, playerId))?.amount === stake.amount,
-    );
-    return this.refund(roundId, playerId, currency, released, reason, context);
-  }
-
-  /** Refunds stakes to the wallet they were debited from: play money to the fun wallet. */
-  private async refund(
-    roundId: RoundId,
-    playerId: string,
-    currency: string | undefined,
-    stakes: readonly StakeOf[],
-    reason: 'bet-rejected' | 'orphaned-debit',
-    context: CommandContext,
-  ): Promise<number> {
-    let refunded = 0;
-    for (const { betId, amount } of stakes) {
-      const result = await this.wallets.refundStake(
+    case 'DebitFailed':
+      return [failed(state, input.error)];
+    case 'BetsPlaced':
+      return [{ type: 'Placed', round: input.round }];
+    case 'BetsRefused':
+      // 4. The round refused: the stakes this request debited go back now.
+      return giveBack(state, state.debited, input.error);
+    case 'PlacingFailed':
+      // Not a refusal: the bets may have been placed. The sweep (step 5) gives the stakes back
+      // if they were not, once the round takes no more bets.
+      return [failed(state, input.error)];
+    case 'OrphanFound': {
+      // 5. Its bet may still be on its way while the round takes bets.
+      if (input.round.status === 'betting') return [{ type: 'Swept', refunded: 0 }];
+      const { roundId, playerId, betId, amount, fun } = input.debit;
+      const stakes = [{ betId, amount }];
+      if (input.round.status !== 'none')
+        return [{ type: 'ReleaseStakes', roundId, playerId, stakes, reason: 'orphaned-debit' }];
+      // No such round: it can never hold the bet, and has no stream to record a release. Its
+      // currency is unknown but for the debit's play-money mark.
+      return [
         {
-          playerId,
+          type: 'RefundStakes',
           roundId,
-          ...(currency === undefined ? {} : { currency }),
-          betId,
-          amount,
-          reason,
+          playerId,
+          ...(fun ? { currency: PLAY_MONEY_CURRENCY } : {}),
+          stakes,
+          reason: 'orphaned-debit',
         },
-        context,
-      );
-      if (result.refunded) refunded++;
+      ];
     }
-    return refunded;
+    case 'StakesReleased': {
+      // The round released the stakes it does not hold as this player's bets (it may have placed
+      // one meanwhile, from an identical request that won the race): those, and only those, are
+      // refunded. A release recorded earlier is refunded again, which the wallet makes a no-op
+      // once done: a crash between the two steps loses nothing.
+      const { roundId, playerId } = requestOf(state);
+      const stakes = state.debited.filter(
+        (stake) =>
+          input.round.releasedStakes.get(releaseKey(stake.betId, playerId))?.amount ===
+          stake.amount,
+      );
+      const currency = input.round.currency;
+      return [{ type: 'RefundStakes', roundId, playerId, currency, stakes, reason: state.reason }];
+    }
+    case 'StakesRefunded':
+      return state.sweeping
+        ? [{ type: 'Swept', refunded: input.refunded }]
+        : [failed(state, state.error)];
   }
 }
+
+function evolve(
+  state: BetWorkflowState,
+  message: BetWorkflowInput | BetWorkflowStep,
+): BetWorkflowState {
+  switch (message.type) {
+    case 'BetsRequested': {
+      const { roundId, playerId, bets, rebetOf } = message;
+      return { ...state, request: { roundId, playerId, bets, rebetOf } };
+    }
+    case 'OrphanFound': {
+      const { roundId, playerId, betId, amount } = message.debit;
+      return {
+        ...state,
+        request: { roundId, playerId, bets: [], rebetOf: null },
+        debited: [{ betId, amount }],
+        reason: 'orphaned-debit',
+        sweeping: true,
+      };
+    }
+    case 'DebitStakes':
+      return { ...state, stakes: message.stakes };
+    case 'StakesDebited':
+      return {
+        ...state,
+        debited: message.debited,
+        error: message.refusal === null ? null : refusalError(message.refusal),
+      };
+    case 'BetsRefused':
+      return { ...state, error: message.error };
+    default:
+      return state;
+  }
+}
+
+/** The bet workflow as a pure function pair; the runner sends its steps (bet-workflow-runner.ts). */
+export const betWorkflow = { decide, evolve, initialState };
+
+function requestOf(state: BetWorkflowState): NonNullable<BetWorkflowState['request']> {
+  if (state.request === null) throw new Error('the bet workflow was told no request');
+  return state.request;
+}
+
+/** Gives the stakes this request debited back through the round, then fails with `error`. */
+function giveBack(
+  state: BetWorkflowState,
+  debited: readonly StakeOf[],
+  error: unknown,
+): BetWorkflowStep[] {
+  if (debited.length === 0) return [failed(state, error)];
+  const { roundId, playerId } = requestOf(state);
+  return [{ type: 'ReleaseStakes', roundId, playerId, stakes: debited, reason: state.reason }];
+}
+
+const failed = (state: BetWorkflowState, error: unknown): BetWorkflowStep => ({
+  type: 'Failed',
+  error: namingBetIds(error, state.stakes),
+});
+
+const refusalError = (refusal: StakeRefusal): DomainError =>
+  new DomainError(refusal.code, refusal.message, refusal.details);
 
 /** Bet requests as clients send them: each gets an id if it came without one. */
 export function betRequestsOf(
@@ -234,99 +291,3 @@ function namingBetIds(error: unknown, stakes: readonly StakeOf[]): unknown {
     { field: 'betId', betIds },
   );
 }
-
-export interface PendingDebit {
-  readonly playerId: string;
-  readonly roundId: RoundId;
-  readonly betId: string;
-  readonly amount: number;
-  /** When the store recorded the debit (ms since the epoch): the same in every process. */
-  readonly debitedAt: number;
-  /** A play-money stake, from the player's fun wallet (ADR 0030); absent on real money. */
-  readonly fun?: true;
-}
-
-/**
- * Stakes debited for a bet that its round has not recorded yet, nor any refund or payout closed:
- * the sweep's work list, a durable read model (docs/adr/0023) ordered by when the store recorded
- * each debit. Normally a debit leaves it a few milliseconds later, when its BetPlaced arrives.
- * Keyed by round, bet id and player: the bet id alone is the client's to choose.
- */
-export class PendingDebits implements DurableProjection<PendingDebit> {
-  readonly name = 'pending-debits';
-  readonly handles = [
-    'StakeDebited',
-    'StakeRefunded',
-    'PayoutCredited',
-    'BetPlaced',
-    'OperatorDebitConfirmed',
-    'OperatorCreditRequested',
-    'OperatorRollbackRequested',
-  ] as const;
-
-  constructor(
-    private readonly storage: ProjectionStorage,
-    private readonly clock: () => number = Date.now,
-  ) {}
-
-  keysOf(event: RecordedEvent): readonly string[] {
-    switch (event.type) {
-      case 'StakeDebited':
-      case 'StakeRefunded':
-      case 'PayoutCredited': {
-        const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
-        return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
-      }
-      case 'BetPlaced':
-        return [pendingKey(betPlaced.parse({ type: event.type, data: event.data }).data)];
-      // Seamless mode (ADR 0026): a stake the operator's wallet confirmed, closed by a credit or
-      // a rollback requested of it.
-      case 'OperatorDebitConfirmed':
-      case 'OperatorCreditRequested':
-      case 'OperatorRollbackRequested': {
-        const parsed = operatorWalletEventSchema.parse({ type: event.type, data: event.data });
-        return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
-      }
-      default:
-        return [];
-    }
-  }
-
-  apply(event: RecordedEvent, docs: DocumentSet<PendingDebit>): void {
-    const [key] = this.keysOf(event);
-    if (key === undefined) return;
-    if (event.type === 'OperatorDebitConfirmed') {
-      const { betId, playerId, roundId, amount } = event.data as PendingDebit;
-      const debitedAt = event.recordedAt.getTime();
-      docs.put(key, { playerId, roundId, betId, amount, debitedAt }, { sort: BigInt(debitedAt) });
-      return;
-    }
-    if (event.type !== 'StakeDebited') {
-      // Placed, refunded or paid: no longer pending.
-      docs.delete(key);
-      return;
-    }
-    const debit = walletEventSchema.parse({ type: event.type, data: event.data });
-    if (debit.type !== 'StakeDebited') return;
-    const { betId, playerId, roundId, amount, fun } = debit.data;
-    // The store's time, not this process's first sight of it: a restart (or a replica) does
-    // not start the grace period over.
-    const debitedAt = event.recordedAt.getTime();
-    docs.put(
-      key,
-      { playerId, roundId, betId, amount, debitedAt, ...(fun ? { fun } : {}) },
-      { sort: BigInt(debitedAt) },
-    );
-  }
-
-  /** Debits pending for at least `graceMs`, oldest first. */
-  async stale(graceMs: number): Promise<PendingDebit[]> {
-    const due = await this.storage.list(this.name, {
-      sortAtMost: BigInt(this.clock() - graceMs),
-    });
-    return due.map((row) => row.doc as PendingDebit);
-  }
-}
-
-const pendingKey = (stake: { roundId: string; betId: string; playerId: string }): string =>
-  `${stake.roundId}/${stake.betId}/${stake.playerId}`;

@@ -3,7 +3,9 @@ import type { RoundCommand, RoundState } from '../domain/round.decider.js';
 import type { RoundContext } from '../shared/round-context.js';
 import { requireMayPlay } from '../shared/session-rules.js';
 import type { Seats } from '../seats/seats.js';
-import { betRequestsOf, type BetWorkflow, type PendingDebits } from './bet-workflow.js';
+import { betRequestsOf } from './bet-workflow.js';
+import type { BetWorkflowRunner } from './bet-workflow-runner.js';
+import type { PendingDebits } from './pending-debits.js';
 
 /** A bet as a client sends it; `betId` makes a retried request idempotent. */
 export interface BetInput {
@@ -18,13 +20,13 @@ export interface BetInput {
 export class Bets {
   constructor(
     private readonly rounds: RoundContext,
-    private readonly workflow: BetWorkflow,
+    private readonly workflow: BetWorkflowRunner,
     private readonly seats: Seats,
   ) {}
 
   /**
    * Places a player's bets: validated, debited, recorded on the round, and refunded at once if
-   * the round refuses them after the debit (see BetWorkflow, where every step of it lives).
+   * the round refuses them after the debit (see bet-workflow.ts, where every step of it lives).
    */
   async placeBets(
     roundId: string,

@@ -1,7 +1,7 @@
 import { ProjectionRunner, randomId } from '@croupier/application';
 import { MemoryEventStore, type ProjectionStorage } from '@croupier/eventstore';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { PendingDebits } from './bet-workflow.js';
+import { PendingDebits } from './pending-debits.js';
 
 const BET = '00000000-0000-4000-8000-0000000000a1';
 const OTHER_BET = '00000000-0000-4000-8000-0000000000a2';
