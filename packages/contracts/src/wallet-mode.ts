@@ -17,3 +17,25 @@ export const walletModeSchema = z.enum(WALLET_MODES).default('transfer');
 
 /** The WALLET_MODE setting, for a process's environment shape. */
 export const walletModeShape = { WALLET_MODE: walletModeSchema } as const;
+
+/**
+ * What the wallet that holds the players' money allows: picked once from WALLET_MODE where a
+ * process is composed (ADR 0037), and asked by the workflows, which never ask for the mode.
+ */
+export interface MoneyHolder {
+  /** The mode, to name it in a refusal or a log line. */
+  readonly mode: WalletMode;
+  /** Croupier's own wallet holds the balances: deposits and withdrawals are recorded here. */
+  readonly holdsBalances: boolean;
+  /**
+   * A seat's commission can be held back until the dealer changes (accrued commission, the
+   * land-based preset, ADR 0029). An operator's wallet cannot hold money back for us.
+   */
+  readonly accruesCommission: boolean;
+}
+
+export function moneyHolder(mode: WalletMode): MoneyHolder {
+  return mode === 'seamless'
+    ? { mode, holdsBalances: false, accruesCommission: false }
+    : { mode, holdsBalances: true, accruesCommission: true };
+}

@@ -1,4 +1,4 @@
-import { PRESET_NAMES, presetConfig } from '@croupier/contracts';
+import { moneyHolder, PRESET_NAMES, presetConfig } from '@croupier/contracts';
 import { ConfigError, parseEnvironment, tokenPolicy, tokenSecret } from '@croupier/runtime';
 import { faultEnvironmentShape } from '@croupier/round';
 import { sessionEnvironmentShape } from '@croupier/round';
@@ -75,12 +75,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig 
   const seamless = [
     ...operatorWalletSettingProblems(config),
     // Accrued commission cannot be held back at the operator's wallet (ADR 0029).
-    ...(config.WALLET_MODE === 'seamless'
-      ? config.AUTO_TABLES.filter((preset) => presetConfig(preset).commission === 'accrued').map(
+    ...(moneyHolder(config.WALLET_MODE).accruesCommission
+      ? []
+      : config.AUTO_TABLES.filter((preset) => presetConfig(preset).commission === 'accrued').map(
           (preset) =>
-            `AUTO_TABLES: ${preset} accrues commission, which seamless mode does not support (WALLET_MODE=seamless)`,
-        )
-      : []),
+            `AUTO_TABLES: ${preset} accrues commission, which ${config.WALLET_MODE} mode does not support (WALLET_MODE=${config.WALLET_MODE})`,
+        )),
   ];
   if (seamless.length > 0) throw new ConfigError(seamless);
   return config;

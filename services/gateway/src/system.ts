@@ -199,9 +199,7 @@ export class System {
     this.seamless = wallet.seamless;
     this.wallet = wallet;
     const bets = wallet.bets;
-    this.rounds = new RoundService(this.commands, this.shoes, bets, {
-      walletMode: wallet.mode,
-    });
+    this.rounds = new RoundService(this.commands, this.shoes, bets, { money: wallet.money });
     this.watchdog = new FaultWatchdog(
       this.rounds,
       this.dealingWatch,

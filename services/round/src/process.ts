@@ -1,4 +1,4 @@
-import { walletModeShape } from '@croupier/contracts';
+import { moneyHolder, walletModeShape } from '@croupier/contracts';
 import { ServiceClient, ServiceTokens } from '@croupier/http';
 import {
   commandHandlerOf,
@@ -83,7 +83,9 @@ export async function startRoundProcess(
   const token = () => credentials.token();
   const shoes = new HttpShoePort(new ServiceClient(config.SHOE_URL, token));
   const wallets = new HttpWalletPort(new ServiceClient(config.WALLET_URL, token));
-  const rounds = new RoundService(commands, shoes, wallets, { walletMode: config.WALLET_MODE });
+  const rounds = new RoundService(commands, shoes, wallets, {
+    money: moneyHolder(config.WALLET_MODE),
+  });
 
   // The fault policy (000): stalled deals paused, long pauses voided.
   const watchdog = new FaultWatchdog(

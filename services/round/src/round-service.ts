@@ -1,5 +1,5 @@
 import type { CommandHandler } from '@croupier/application';
-import type { ShoePort, WalletMode, WalletPort } from '@croupier/contracts';
+import { moneyHolder, type MoneyHolder, type ShoePort, type WalletPort } from '@croupier/contracts';
 import { BetWorkflowRunner } from './bets/bet-workflow-runner.js';
 import { Bets } from './bets/bets.js';
 import { Dealing } from './dealing/dealing.js';
@@ -33,19 +33,20 @@ export class RoundService {
   readonly sessions: Sessions;
 
   /**
-   * `walletMode` (WALLET_MODE): who holds the players' money. In seamless mode a table whose
-   * commission is accrued is refused at opening (ADR 0029). Default transfer.
+   * `money`: what the wallet that holds the players' money allows, picked where the process is
+   * composed (ADR 0037): where it cannot hold commission back, a table whose commission is
+   * accrued is refused at opening (ADR 0029). Default Croupier's own wallet (transfer).
    */
   constructor(
     commands: CommandHandler,
     shoes: ShoePort,
     wallets: WalletPort,
-    options: { readonly walletMode?: WalletMode } = {},
+    options: { readonly money?: MoneyHolder } = {},
   ) {
     const context = new RoundContext(commands, shoes);
     this.context = context;
     this.faults = new Faults(context);
-    this.tables = new Tables(context, this.faults, options.walletMode ?? 'transfer');
+    this.tables = new Tables(context, this.faults, options.money ?? moneyHolder('transfer'));
     this.seats = new Seats(context);
     this.bets = new Bets(context, new BetWorkflowRunner(commands, wallets), this.seats);
     this.rebets = new Rebets(context, this.bets);

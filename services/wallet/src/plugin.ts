@@ -15,7 +15,7 @@ import {
 } from './application/commission-collector.js';
 import { consumeSettlements, retryParkedSettlements } from './application/settlement-consumer.js';
 import { startWalletOutbox } from './application/wallet-messages.js';
-import type { WalletMode } from './application/wallet-mode.js';
+import type { MoneyHolder } from '@croupier/contracts';
 import type { WalletService } from './application/wallet-service.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
@@ -28,10 +28,10 @@ import type { SeamlessMode } from './seamless/seamless-mode.js';
  */
 export interface WalletAdapters {
   /**
-   * The mode the adapters were picked for, for what the rounds refuse that the mode cannot hold
-   * (accrued commission in seamless mode): the process reads WALLET_MODE nowhere else.
+   * What the wallet picked allows, for what the rounds refuse that it cannot hold (accrued
+   * commission where the operator holds the money): the process reads WALLET_MODE nowhere else.
    */
-  readonly mode: WalletMode;
+  readonly money: MoneyHolder;
   /** Croupier's own wallet: balances and movements, play money. */
   readonly wallets: WalletService;
   /** Seamless mode (ADR 0026): the operator's wallet holds the money; null otherwise. */

@@ -1,5 +1,5 @@
 import type { CommandHandler, Parking, ProjectionRunner } from '@croupier/application';
-import type { OperatorWalletPort } from '@croupier/contracts';
+import { moneyHolder, type OperatorWalletPort } from '@croupier/contracts';
 import type { EventStore, ProjectionStorage } from '@croupier/eventstore';
 import type { BalanceLimits } from './application/balance-limits.js';
 import type { WalletMode } from './application/wallet-mode.js';
@@ -29,9 +29,10 @@ export function walletAdapters(
     readonly operator?: OperatorWalletPort;
   },
 ): WalletAdapters {
+  const money = moneyHolder(settings.WALLET_MODE);
   const wallets = new WalletService(deps.commands, {
     maxBalance: settings.WALLET_MAX_BALANCE,
-    mode: settings.WALLET_MODE,
+    money,
   });
   const seamless =
     settings.WALLET_MODE === 'seamless'
@@ -47,5 +48,5 @@ export function walletAdapters(
           ...(deps.operator === undefined ? {} : { operator: deps.operator }),
         })
       : null;
-  return { mode: settings.WALLET_MODE, wallets, seamless, bets: seamless?.bets ?? wallets };
+  return { money, wallets, seamless, bets: seamless?.bets ?? wallets };
 }

@@ -11,7 +11,7 @@ import {
   type ShoeSummary,
   type TableConfig,
   type TableSession,
-  type WalletMode,
+  type MoneyHolder,
 } from '@croupier/contracts';
 import type { RoundState } from '../domain/round.decider.js';
 import type { TableState } from '../domain/table.decider.js';
@@ -49,13 +49,13 @@ export function roundRulesOf(config: TableConfig): RoundRules {
  */
 export class Tables {
   /**
-   * `walletMode` (WALLET_MODE): who holds the players' money. In seamless mode a table whose
-   * commission is accrued is refused at opening (ADR 0029).
+   * `money`: what the wallet that holds the players' money allows. A table whose commission is
+   * accrued is refused at opening where it cannot hold commission back (ADR 0029).
    */
   constructor(
     private readonly rounds: RoundContext,
     private readonly faults: Faults,
-    private readonly walletMode: WalletMode,
+    private readonly money: MoneyHolder,
   ) {}
 
   async openTable(
@@ -257,14 +257,14 @@ export class Tables {
   /**
    * Accrued commission is a debt Croupier's wallet holds back from what the player can spend
    * until the dealer changes; the operator's wallet cannot be asked to hold anything back, so
-   * the debt could be spent before it is collected (ADR 0029). Refused in seamless mode.
+   * the debt could be spent before it is collected (ADR 0029). Refused there (seamless mode).
    */
   private requireCommissionTheWalletHolds(config: TableConfig): void {
-    if (this.walletMode !== 'seamless' || config.commission !== 'accrued') return;
+    if (this.money.accruesCommission || config.commission !== 'accrued') return;
     throw new DomainError(
       'INVALID_TABLE_CONFIG',
-      "config.commission: accrued commission (the land-based preset) is not supported in seamless mode (WALLET_MODE=seamless): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; use commission 'deducted'",
-      { field: 'config.commission', walletMode: this.walletMode },
+      `config.commission: accrued commission (the land-based preset) is not supported in ${this.money.mode} mode (WALLET_MODE=${this.money.mode}): the operator's wallet cannot hold back the commission a seat owes until the dealer changes; use commission 'deducted'`,
+      { field: 'config.commission', walletMode: this.money.mode },
     );
   }
 }

@@ -14,7 +14,7 @@ import {
 } from '@croupier/contracts';
 import { DEFAULT_MAX_BALANCE, type BalanceLimits } from './balance-limits.js';
 import { beforeBet, stakeStandingOf } from './round-stakes.js';
-import type { WalletMode } from './wallet-mode.js';
+import { moneyHolder, type MoneyHolder } from '@croupier/contracts';
 import {
   available,
   walletDecider,
@@ -123,26 +123,30 @@ export function viewOf(
 /** The wallet service's command side. */
 export class WalletService implements WalletPort {
   private readonly maxBalance: BalanceLimits;
-  private readonly mode: WalletMode;
+  private readonly money: MoneyHolder;
 
   /**
-   * `mode` (WALLET_MODE): in seamless mode the operator's wallet holds the players' money, so
-   * deposits and withdrawals are refused here before anything is recorded. Default transfer.
+   * `money`: what the wallet that holds the players' money allows, picked where the process is
+   * composed. Where the operator's wallet holds the balances (seamless mode), deposits and
+   * withdrawals are refused here before anything is recorded. Default: this wallet (transfer).
    */
   constructor(
     private readonly commands: CommandHandler,
-    options: { readonly maxBalance?: BalanceLimits; readonly mode?: WalletMode } = {},
+    options: { readonly maxBalance?: BalanceLimits; readonly money?: MoneyHolder } = {},
   ) {
     this.maxBalance = options.maxBalance ?? (() => DEFAULT_MAX_BALANCE);
-    this.mode = options.mode ?? 'transfer';
+    this.money = options.money ?? moneyHolder('transfer');
   }
 
-  private refuseInSeamlessMode(movement: 'deposits' | 'withdrawals', playerId: PlayerId): void {
-    if (this.mode !== 'seamless') return;
+  private refuseWhereTheOperatorHoldsBalances(
+    movement: 'deposits' | 'withdrawals',
+    playerId: PlayerId,
+  ): void {
+    if (this.money.holdsBalances) return;
     throw new DomainError(
       'HELD_BY_OPERATOR_WALLET',
-      `${movement} are refused in seamless mode: the operator's wallet holds the players' money`,
-      { playerId, walletMode: this.mode },
+      `${movement} are refused in ${this.money.mode} mode: the operator's wallet holds the players' money`,
+      { playerId, walletMode: this.money.mode },
     );
   }
 
@@ -164,7 +168,7 @@ export class WalletService implements WalletPort {
     input: { playerId: PlayerId; amount: number; currency: string; reference: string },
     context: CommandContext,
   ): Promise<WalletView> {
-    this.refuseInSeamlessMode('deposits', input.playerId);
+    this.refuseWhereTheOperatorHoldsBalances('deposits', input.playerId);
     const { state, revision } = await this.run(
       input.playerId,
       moneyOf(input.currency),
@@ -178,7 +182,7 @@ export class WalletService implements WalletPort {
     input: { playerId: PlayerId; amount: number; reference: string },
     context: CommandContext,
   ): Promise<WalletView> {
-    this.refuseInSeamlessMode('withdrawals', input.playerId);
+    this.refuseWhereTheOperatorHoldsBalances('withdrawals', input.playerId);
     // A withdrawal names no currency: it is of real money, from the real wallet, always.
     const { state, revision } = await this.run(
       input.playerId,
