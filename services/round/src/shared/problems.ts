@@ -32,6 +32,14 @@ const BET_RULES = Object.keys(betRules) as BetRejectionCode[];
 const BETTING_STATE: Codes = ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED'];
 /** A bet id placed already (a double submit), or naming another bet, here or on another round. */
 const BET_IDS: Codes = ['DUPLICATE_BET', 'ID_CONFLICT'];
+/** The limits a player's whole set of bets is judged by, on every change to it (ADR 0032). */
+const SET_LIMITS: Codes = [
+  'BET_PAST_MAX_ROUND',
+  'INVALID_AMOUNT',
+  'BET_BELOW_MIN',
+  'BET_ABOVE_MAX',
+  'BET_DIFFERENCE_LIMIT',
+];
 /** The wallet refuses to debit the stakes. */
 const STAKE_DEBIT: Codes = ['WALLET_NOT_FOUND', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS'];
 
@@ -131,11 +139,7 @@ export const ROUND_PROBLEMS = {
     'NO_PREVIOUS_BETS',
     'BETS_ALREADY_PLACED',
     ...BET_IDS,
-    'BET_PAST_MAX_ROUND',
-    'INVALID_AMOUNT',
-    'BET_BELOW_MIN',
-    'BET_ABOVE_MAX',
-    'BET_DIFFERENCE_LIMIT',
+    ...SET_LIMITS,
     'INSUFFICIENT_FUNDS',
     CONTENDED,
   ],
@@ -149,11 +153,7 @@ export const ROUND_PROBLEMS = {
     'BETS_ALREADY_PLACED',
     'DUPLICATE_BET',
     'ID_CONFLICT',
-    'BET_PAST_MAX_ROUND',
-    'INVALID_AMOUNT',
-    'BET_BELOW_MIN',
-    'BET_ABOVE_MAX',
-    'BET_DIFFERENCE_LIMIT',
+    ...SET_LIMITS,
     'INSUFFICIENT_FUNDS',
     'BETTING_CLOSED',
     'ROUND_NOT_FOUND',
@@ -222,11 +222,7 @@ export const ROUND_PROBLEMS = {
     'BETS_ALREADY_PLACED',
     ...BETTING_STATE,
     ...BET_IDS,
-    'BET_PAST_MAX_ROUND',
-    'INVALID_AMOUNT',
-    'BET_BELOW_MIN',
-    'BET_ABOVE_MAX',
-    'BET_DIFFERENCE_LIMIT',
+    ...SET_LIMITS,
     'INSUFFICIENT_FUNDS',
     'SHOE_CLOSED',
     'SHOE_FINISHED',
