@@ -522,6 +522,18 @@ describe('against a signed checkpoint the operator published', () => {
     expect(named(report.verdict)).toContain(`hash-chain/EVENT_EDITED ${wallet}@0`);
   });
 
+  it('names a raw delete at the revision that is gone, in the whole-store check as in the round audit', async () => {
+    const stream = streams.round('erased.1.4');
+    expect((await tamper.rows(stream)).length).toBeGreaterThan(7);
+    // Deleted, not re-hashed: the event after it still links to the one deleted.
+    await tamper.sql(`DELETE FROM EVENTS WHERE stream_name = $1 AND stream_revision = 5`, [stream]);
+    const missing = `hash-chain/EVENT_MISSING ${stream}@5`;
+    const whole = named((await verifyCheckpoint(store, checkpoint, keyId)).verdict);
+    expect(whole).toContain(missing);
+    expect(whole).not.toContain(`hash-chain/EVENT_MISSING ${stream}@6`);
+    expect(named(await audit('erased.1.4'))).toContain(missing);
+  });
+
   it('names a notary stream rewritten to hide a change, and a published head it does not lead to', async () => {
     await tamper.rewrite('notary', (rows) => {
       const changed = rows[0]!.data['changed'] as { stream: string; hash: string }[];
