@@ -268,4 +268,42 @@ describe('against the published checkpoint', () => {
       expect(named((JSON.parse(audited.stdout) as RoundAudit).verdict)).toContain(missing);
     }
   });
+
+  it('names a movement written into the past in audit round and replay shoe, as verify does', async () => {
+    const placed = (await rowsOf('round-solo.2.1')).find((r) => r.event_type === 'BetPlaced')!;
+    const debit = (await rowsOf('wallet-alice')).find(
+      (r) => r.event_type === 'StakeDebited' && r.data['roundId'] === 'solo.2.1',
+    )!;
+    // A stake from a new wallet for a bet that never reached the round, placed among the round's
+    // own rows: from the record alone, only an unrefunded debit.
+    await forge(
+      'wallet-trudy',
+      'StakeDebited',
+      { ...debit.data, playerId: 'trudy', betId: randomUUID() },
+      debit.metadata,
+      { xid: placed.xid, seq: String(BigInt(placed.seq) * 1_000n) },
+    );
+    const forged = 'anchored/ANCHOR_MISMATCH wallet-trudy@0';
+    const anchor = ['--checkpoint', checkpointFile, '--key-id', keyId];
+    for (const argv of [
+      ['audit', 'round', 'solo.2.1'],
+      ['replay', 'shoe', 'solo.2'],
+    ]) {
+      expect((await casino([...argv, '--json'])).code).toBe(0);
+      const anchored = await casino([...argv, '--json', ...anchor]);
+      expect(anchored.code).toBe(1);
+      expect(named((JSON.parse(anchored.stdout) as RoundAudit | ShoeReplay).verdict)).toEqual([
+        forged,
+      ]);
+    }
+    for (const argv of [
+      ['verify', ...anchor],
+      ['verify', ...anchor, '--url', url],
+      ['audit', 'wallet', 'trudy', ...anchor],
+    ]) {
+      const checked = await casino([...argv, '--json']);
+      expect(checked.code).toBe(1);
+      expect(named((JSON.parse(checked.stdout) as { verdict: Verdict }).verdict)).toContain(forged);
+    }
+  });
 });
