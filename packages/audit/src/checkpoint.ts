@@ -314,12 +314,16 @@ export interface AnchorEvidence {
 
 /**
  * The `anchored` check of an audit: the whole streams it holds against a published checkpoint,
- * or skipped, saying what to supply.
+ * or skipped, saying what to supply. `excerpts` are the events it uses from streams it holds only
+ * in part (a round's movements in its players' wallets): the checkpoint's head of such a stream
+ * can only be compared when the excerpt holds that revision, but any of them written into the
+ * past names itself, so an audit never relies on one the checkpoint says was not there.
  */
 export function checkAnchor(
   anchor: AnchorEvidence | null | undefined,
   streams: ReadonlyMap<string, readonly RecordedEvent[]>,
   verdict: VerdictBuilder,
+  excerpts: readonly RecordedEvent[] = [],
 ): void {
   if (anchor === null || anchor === undefined) {
     verdict.skip(
@@ -331,15 +335,19 @@ export function checkAnchor(
   const chain = replayCheckpoints(anchor.notary, verdict, anchor.published.sequence);
   if (!checkPublishedCheckpoint(anchor.published, chain, verdict, anchor.keyId)) return;
   const position = BigInt(anchor.published.position);
+  const parts = excerpts.filter((event) => !streams.has(event.stream));
   let backdated = 0;
-  for (const events of streams.values()) {
-    for (const event of events) {
-      if (event.position > position || !isBackdated(chain.heads, event)) continue;
-      backdated++;
-      failBackdated(event, anchor.published.sequence, verdict);
-    }
+  for (const event of [...[...streams.values()].flat(), ...parts]) {
+    if (event.position > position || !isBackdated(chain.heads, event)) continue;
+    backdated++;
+    failBackdated(event, anchor.published.sequence, verdict);
   }
-  const coveredAny = [...streams.keys()].some((stream) => chain.heads.has(stream));
+  // Streams held in part are compared at the recorded head only where the excerpt holds it.
+  const held = new Map(streams);
+  for (const event of parts) {
+    if (chain.heads.get(event.stream)?.revision === event.revision) held.set(event.stream, [event]);
+  }
+  const coveredAny = [...held.keys()].some((stream) => chain.heads.has(stream));
   if (!coveredAny && backdated === 0) {
     verdict.skip(
       'anchored',
@@ -349,9 +357,9 @@ export function checkAnchor(
   }
   checkAnchoredStreams(
     chain.heads,
-    streams.keys(),
+    held.keys(),
     (stream, revision) => {
-      const event = streams.get(stream)?.find((e) => e.revision === revision);
+      const event = held.get(stream)?.find((e) => e.revision === revision);
       return event === undefined
         ? undefined
         : { type: event.type, hash: String(event.metadata['hash']) };

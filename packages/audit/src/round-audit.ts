@@ -169,6 +169,7 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
       ...(evidence.shoe ? [[streams.shoe(shoeId), evidence.shoe] as const] : []),
     ]),
     verdict,
+    [...(evidence.wallet ?? []), ...(evidence.operatorWallet ?? [])],
   );
 
   const related = [

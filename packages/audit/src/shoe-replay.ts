@@ -236,6 +236,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
       ),
     ]),
     verdict,
+    [...(evidence.wallet ?? []), ...(evidence.operatorWallet ?? [])],
   );
   const shuffled = walk.shuffled;
   const burn =

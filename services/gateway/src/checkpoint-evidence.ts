@@ -118,10 +118,21 @@ class StreamChains {
     const expected = previous === undefined ? 0n : previous.revision + 1n;
     const storedPrev = String(event.metadata['prevHash']);
     const stored = String(event.metadata['hash']);
-    if (event.revision !== expected) {
+    if (event.revision > expected) {
+      // Named at the revision that is gone, as a stream audit names it: the event found after
+      // the gap is intact, and pointing at it would send the reader to the wrong row.
+      const last = event.revision - 1n;
       this.verdict.fail(
         'hash-chain',
-        event.revision > expected ? 'EVENT_MISSING' : 'EVENT_REORDERED',
+        'EVENT_MISSING',
+        { stream: event.stream, revision: expected, type: null },
+        `${last === expected ? `revision ${expected} is missing` : `revisions ${expected} to ${last} are missing`}: ${event.stream} goes from revision ${previous?.revision ?? 'none'} to ${event.revision} in the log`,
+        { expected: `revision ${expected}`, found: `next stored revision ${event.revision}` },
+      );
+    } else if (event.revision < expected) {
+      this.verdict.fail(
+        'hash-chain',
+        'EVENT_REORDERED',
         at,
         `${event.stream} goes from revision ${previous?.revision ?? 'none'} to ${event.revision} in the log`,
         { expected: `revision ${expected}`, found: String(event.revision) },

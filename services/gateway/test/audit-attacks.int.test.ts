@@ -522,6 +522,53 @@ describe('against a signed checkpoint the operator published', () => {
     expect(named(report.verdict)).toContain(`hash-chain/EVENT_EDITED ${wallet}@0`);
   });
 
+  it('names a raw delete at the revision that is gone, in the whole-store check as in the round audit', async () => {
+    const stream = streams.round('erased.1.4');
+    expect((await tamper.rows(stream)).length).toBeGreaterThan(7);
+    // Deleted, not re-hashed: the event after it still links to the one deleted.
+    await tamper.sql(`DELETE FROM EVENTS WHERE stream_name = $1 AND stream_revision = 5`, [stream]);
+    const missing = `hash-chain/EVENT_MISSING ${stream}@5`;
+    const whole = named((await verifyCheckpoint(store, checkpoint, keyId)).verdict);
+    expect(whole).toContain(missing);
+    expect(whole).not.toContain(`hash-chain/EVENT_MISSING ${stream}@6`);
+    expect(named(await audit('erased.1.4'))).toContain(missing);
+  });
+
+  it('names a movement written into the past in the round audit and the replay that use it', async () => {
+    const roundId = 'clean.1.3';
+    const placed = (await tamper.rows(streams.round(roundId))).find(
+      (row) => row.type === 'BetPlaced',
+    )!;
+    const [a] = playersOf('clean');
+    const debit = (await tamper.rows(streams.wallet(a))).find(
+      (row) => row.type === 'StakeDebited' && row.data['roundId'] === roundId,
+    )!;
+    // A stake taken from a new wallet for a bet that never reached the round, placed among the
+    // round's own rows, long before the checkpoint: the round notes an unrefunded debit, no more.
+    await tamper.rewrite(streams.wallet('trudy'), () => [
+      {
+        ...structuredClone(debit),
+        id: randomUUID(),
+        xid: placed.xid,
+        seq: String(BigInt(placed.seq!) * 1_000n),
+        data: { ...debit.data, playerId: 'trudy', betId: randomUUID() },
+      },
+    ]);
+    const forged = 'anchored/ANCHOR_MISMATCH wallet-trudy@0';
+    const anchor = await anchorOf(store, checkpoint, keyId);
+    const round = (await loadRoundEvidence(store, roundId))!;
+    expect(round.wallet?.some((event) => event.stream === 'wallet-trudy')).toBe(true);
+    expect(named(auditRound(round).verdict)).toEqual([]);
+    expect(named(auditRound({ ...round, anchor }).verdict)).toEqual([forged]);
+    const shoe = (await loadShoeEvidence(store, 'clean.1'))!;
+    expect(named(replayShoe(shoe).verdict)).toEqual([]);
+    expect(named(replayShoe({ ...shoe, anchor }).verdict)).toEqual([forged]);
+    // The tools that read the wallet whole say the same.
+    expect(named((await verifyCheckpoint(store, checkpoint, keyId)).verdict)).toContain(forged);
+    const wallet = auditWallet({ ...(await loadWalletEvidence(store, 'trudy'))!, anchor });
+    expect(named(wallet.verdict)).toContain(forged);
+  });
+
   it('names a notary stream rewritten to hide a change, and a published head it does not lead to', async () => {
     await tamper.rewrite('notary', (rows) => {
       const changed = rows[0]!.data['changed'] as { stream: string; hash: string }[];
