@@ -165,7 +165,10 @@ export const roundAuditSchema = z.object({
   /** Why each hand drew or stood: "Banker 5 draws: Player's third card was 6". */
   thirdCards: z.array(z.object({ hand: handSchema, draws: z.boolean(), reason: z.string() })),
   bets: z.array(auditedBetSchema),
-  /** The wallet movements the round caused; null when the wallets were not read. */
+  /**
+   * The wallet movements the round caused; in seamless mode its calls to the operator's wallet
+   * (requests, answers, deliveries, every player's, a bet or not); null when neither was read.
+   */
   wallet: z.array(walletMovementSchema).nullable(),
   verdict: verdictSchema,
 });

@@ -9,6 +9,7 @@ import type { RoundAudit, TrailEntry } from './reports.js';
 import type { BetAdjustment, BetExamination, DealtCard } from './round-model.js';
 import { examineRound, type RoundExamination } from './round-examination.js';
 import { checkOperatorStakes } from './operator-wallet-check.js';
+import { operatorWalletMovements } from './operator-wallet-movements.js';
 import { checkDigest } from './digest-check.js';
 import { cardText, walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
@@ -228,7 +229,14 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
       })),
       final: finalOf({ line, adjustments }),
     })),
-    wallet: examined.wallet === null ? null : [...examined.wallet],
+    // Seamless mode: Croupier's wallet moved nothing; the calls to the operator's wallet are
+    // the round's movements.
+    wallet:
+      examined.wallet !== null
+        ? [...examined.wallet]
+        : seamless === null
+          ? null
+          : operatorWalletMovements(seamless),
     verdict: verdict.verdict(ROUND_CHECKS),
   };
 }

@@ -40,6 +40,12 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/reconcile.js')).reconcileCommand,
   },
   {
+    name: 'operator-calls',
+    summary:
+      "seamless mode: the calls made to the operator's wallet and their outcome, per player and period, from the API, to reconcile",
+    load: async () => (await import('./commands/operator-calls.js')).operatorCallsCommand,
+  },
+  {
     name: 'audit',
     summary:
       "audit a round (its event trail, cards, third-card decisions, bets, payouts, wallet movements) or a player's wallet from its first movement (what justifies each), with a verdict (exit 1 if it does not verify)",

@@ -134,19 +134,29 @@ function roundsNamedBy(shoe: readonly RecordedEvent[]): string[] {
 }
 
 /**
- * Seamless mode's records of the round (ADR 0026): the operator-wallet streams of the players the
- * round names, the events naming the round. Null when there are none: the round was played in
- * transfer mode, and its stakes are checked against Croupier's own wallet.
+ * Seamless mode's records of the round (ADR 0026): from the operator-wallet streams of the
+ * players the round names, and of those `alsoPlayers` names (a player whose debit was refused or
+ * given up has no bet on the round to name them), the events naming the round and the deliveries
+ * of its credits and rollbacks. Null when there are none: the round was played in transfer mode,
+ * and its stakes are checked against Croupier's own wallet.
  */
 async function operatorWalletEventsOf(
   store: EventStore,
   roundId: string,
   round: readonly RecordedEvent[],
+  alsoPlayers: readonly string[],
 ): Promise<RecordedEvent[] | null> {
   const found: RecordedEvent[] = [];
-  for (const playerId of playersNamedBy([round])) {
-    for (const event of await store.readStream(streams.operatorWallet(playerId)))
-      if (isOperatorWalletEventOf(event, roundId)) found.push(event);
+  for (const playerId of new Set([...playersNamedBy([round]), ...alsoPlayers])) {
+    const keys = new Set<string>();
+    for (const event of await store.readStream(streams.operatorWallet(playerId))) {
+      const { key } = event.data as { key?: unknown };
+      if (isOperatorWalletEventOf(event, roundId)) {
+        found.push(event);
+        if (typeof key === 'string') keys.add(key);
+      } else if (event.type === 'OperatorCallDelivered' && typeof key === 'string' && keys.has(key))
+        found.push(event);
+    }
   }
   return found.length === 0 ? null : found;
 }
@@ -178,10 +188,15 @@ async function operatorWalletEventsOfShoe(
   return found;
 }
 
-/** Reads what a round audit needs: the round stream, its shoe stream, its wallet events. */
+/**
+ * Reads what a round audit needs: the round stream, its shoe stream, its wallet events.
+ * `playersWithCalls`: the players with calls to the operator's wallet for a round (an index, the
+ * gateway's call ledger), so a player the round's stream does not name is audited too.
+ */
 export async function loadRoundEvidence(
   store: EventStore,
   roundId: string,
+  playersWithCalls?: (roundId: string) => Promise<readonly string[]>,
 ): Promise<RoundEvidence | null> {
   const round = await store.readStream(streams.round(roundId));
   const { shoeId } = parseRoundId(roundId);
@@ -196,7 +211,12 @@ export async function loadRoundEvidence(
     return { roundId, round, shoe, wallet, nextShoe: await nextShoeOf(store, shoeId) };
   }
   const wallet = await walletEventsOf(store, new Set([roundId]), [round]);
-  const operatorWallet = await operatorWalletEventsOf(store, roundId, round);
+  const operatorWallet = await operatorWalletEventsOf(
+    store,
+    roundId,
+    round,
+    (await playersWithCalls?.(roundId)) ?? [],
+  );
   const nextShoe = await nextShoeOf(store, shoeId);
   return { roundId, round, shoe, wallet, operatorWallet, nextShoe };
 }

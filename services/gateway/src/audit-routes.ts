@@ -57,7 +57,12 @@ export function auditRoutes(app: HttpApp, system: System): void {
       },
     },
     async (request) => {
-      const evidence = await loadRoundEvidence(system.store, request.params.roundId);
+      // The call ledger names the players whose only calls for the round made no bet (seamless).
+      const calls = system.wallet.operatorCalls;
+      const evidence = await loadRoundEvidence(system.store, request.params.roundId, async (id) => {
+        await system.readModels.syncToHead([calls.name]);
+        return calls.playersOf(id);
+      });
       if (evidence === null)
         throw new DomainError('ROUND_NOT_FOUND', `no round "${request.params.roundId}"`);
       return auditRound(evidence);

@@ -3,7 +3,7 @@ import { EVENT_TYPES } from '@croupier/contracts';
 import { MemoryEventStore, type RecordedEvent } from '@croupier/eventstore';
 import { DealingWatch, PendingDebits, TableBoard } from '@croupier/round';
 import { GameFigures } from '@croupier/runtime';
-import { CommissionLedger, PendingOperatorCalls } from '@croupier/wallet';
+import { CommissionLedger, OperatorCallLedger, PendingOperatorCalls } from '@croupier/wallet';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlayerHistory } from '../src/player-history.js';
 import { SignificantEventIndex } from '../src/significant-event-index.js';
@@ -48,6 +48,7 @@ beforeAll(async () => {
     new GameFigures(storage),
     new ParkedMessages(storage),
     new PendingOperatorCalls(storage),
+    new OperatorCallLedger(storage),
   ] as DurableProjection<unknown, string>[];
 }, 120_000);
 afterAll(() => casino.close());

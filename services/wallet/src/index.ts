@@ -10,6 +10,7 @@ export * from './application/wallet-mode.js';
 export * from './seamless/index.js';
 export * from './application/wallet-messages.js';
 export * from './http/settlement-routes.js';
+export * from './http/operator-call-routes.js';
 export * from './plugin.js';
 export * from './wallet-adapters.js';
 export * from './process.js';

@@ -19,7 +19,9 @@ import type { MoneyHolder } from '@croupier/contracts';
 import type { WalletService } from './application/wallet-service.js';
 import { walletInternalRoutes } from './http/internal-routes.js';
 import { walletRoutes } from './http/routes.js';
+import { operatorCallRoutes } from './http/operator-call-routes.js';
 import { settlementRoutes } from './http/settlement-routes.js';
+import type { OperatorCallLedger } from './seamless/operator-call-ledger.js';
 import type { SeamlessMode } from './seamless/seamless-mode.js';
 
 /**
@@ -38,6 +40,11 @@ export interface WalletAdapters {
   readonly seamless: SeamlessMode | null;
   /** The port the rounds debit stakes through: the operator's wallet or Croupier's. */
   readonly bets: WalletPort;
+  /**
+   * Every call made to the operator's wallet and its outcome (reconciliation in seamless mode),
+   * a read model in either mode: empty in transfer mode, as a player's trail survives a switch.
+   */
+  readonly operatorCalls: OperatorCallLedger;
 }
 
 export interface WalletPluginOptions extends ServicePluginOptions {
@@ -74,6 +81,10 @@ export async function walletPlugin(app: HttpApp, options: WalletPluginOptions): 
     routes: (routes) => {
       walletRoutes(routes, { wallets, funBalance: options.funBalance });
       settlementRoutes(routes, { store });
+      operatorCallRoutes(routes, {
+        calls: wallet.operatorCalls,
+        readModels: options.readModels,
+      });
       if (options.servePort) walletInternalRoutes(routes, { wallets: wallet.bets });
     },
     jobs: async (run) => {

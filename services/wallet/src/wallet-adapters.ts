@@ -5,13 +5,15 @@ import type { BalanceLimits } from './application/balance-limits.js';
 import type { WalletMode } from './application/wallet-mode.js';
 import { WalletService } from './application/wallet-service.js';
 import type { WalletAdapters } from './plugin.js';
+import { OperatorCallLedger } from './seamless/operator-call-ledger.js';
 import { SeamlessMode, type OperatorWalletSettings } from './seamless/seamless-mode.js';
 
 /**
  * Picks the wallet of a process, once, where the process is composed: the one place a process
  * reads WALLET_MODE (ADR 0037). Transfer: Croupier's own wallet is the rounds' port. Seamless
  * (ADR 0026): the operator's wallet is, and its owed calls become a read model of `readModels`,
- * so this runs before they start. Play money stays in Croupier's wallet either way.
+ * so this runs before they start; so does the ledger of every call (ADR 0038), in either mode.
+ * Play money stays in Croupier's wallet either way.
  */
 export function walletAdapters(
   settings: OperatorWalletSettings & {
@@ -48,5 +50,6 @@ export function walletAdapters(
           ...(deps.operator === undefined ? {} : { operator: deps.operator }),
         })
       : null;
-  return { money, wallets, seamless, bets: seamless?.bets ?? wallets };
+  const operatorCalls = deps.readModels.register(new OperatorCallLedger(deps.storage));
+  return { money, wallets, seamless, bets: seamless?.bets ?? wallets, operatorCalls };
 }

@@ -45,7 +45,7 @@ function positionOption(value: string | undefined): string {
 }
 
 /** A token for the API: --token, CROUPIER_TOKEN, or an operator token from the local secret. */
-async function tokenFor(given: string | undefined): Promise<string> {
+export async function tokenFor(given: string | undefined): Promise<string> {
   const token = given ?? process.env['CROUPIER_TOKEN'];
   if (token !== undefined && token !== '') return token;
   try {
@@ -63,12 +63,11 @@ async function tokenFor(given: string | undefined): Promise<string> {
   }
 }
 
-class ApiError extends Error {}
+/** The API could not be reached, or refused: said on stderr, exit 1. */
+export class ApiError extends Error {}
 
-async function fetchPage(url: string, token: string, from: string, limit: number): Promise<Page> {
-  const address = new URL('/v1/settlements', url);
-  address.searchParams.set('from', from);
-  address.searchParams.set('limit', String(limit));
+/** The JSON body of a GET of the API; an ApiError naming the problem when it is not a 2xx. */
+export async function getFromApi(address: URL, token: string): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(address, { headers: { authorization: `Bearer ${token}` } });
@@ -85,7 +84,14 @@ async function fetchPage(url: string, token: string, from: string, limit: number
       `${response.status} ${problem?.code ?? response.statusText}: ${problem?.detail ?? 'no detail'}`,
     );
   }
-  const page = pageOf(body);
+  return body;
+}
+
+async function fetchPage(url: string, token: string, from: string, limit: number): Promise<Page> {
+  const address = new URL('/v1/settlements', url);
+  address.searchParams.set('from', from);
+  address.searchParams.set('limit', String(limit));
+  const page = pageOf(await getFromApi(address, token));
   if (typeof page === 'string')
     throw new ApiError(`unexpected answer from ${address.origin}: ${page}`);
   return page;

@@ -4,3 +4,4 @@ export * from './operator-wallet-outbox.js';
 export * from './http-operator-wallet.js';
 export * from './settings.js';
 export * from './seamless-mode.js';
+export * from './operator-call-ledger.js';
