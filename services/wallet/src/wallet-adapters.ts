@@ -12,7 +12,7 @@ import { SeamlessMode, type OperatorWalletSettings } from './seamless/seamless-m
  * Picks the wallet of a process, once, where the process is composed: the one place a process
  * reads WALLET_MODE (ADR 0037). Transfer: Croupier's own wallet is the rounds' port. Seamless
  * (ADR 0026): the operator's wallet is, and its owed calls become a read model of `readModels`,
- * so this runs before they start; so does the ledger of every call (ADR 0038), in either mode.
+ * so this runs before they start; so does the ledger of every call (ADR 0039), in either mode.
  * Play money stays in Croupier's wallet either way.
  */
 export function walletAdapters(
