@@ -108,6 +108,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/supervision/paused-rounds': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/settlements': { roles: ['operator', 'regulator'] },
   'GET /v1/operator-wallet/calls': { roles: ['operator', 'regulator'] },
+  'GET /v1/settlements/players/:playerId': { roles: ['operator', 'regulator'] },
   'POST /v1/admin/rebuild': { roles: ['operator'] },
   'GET /v1/admin/parked-messages': { roles: ['operator'] },
   'POST /v1/admin/parked-messages/:id/retry': { roles: ['operator'] },

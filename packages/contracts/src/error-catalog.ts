@@ -37,7 +37,8 @@ const descriptions = {
     example: 'no round "baccarat-1.3.12"',
   },
   WALLET_NOT_FOUND: {
-    meaning: 'The player has no wallet yet: nothing was ever deposited.',
+    meaning:
+      "Transfer mode: the player has no wallet in Croupier yet (nothing was ever deposited; for play money, the fun wallet was never topped up), so there is nothing to read, stake or withdraw. Seamless mode: the operator's wallet answered a stake's debit `PLAYER_UNKNOWN`: it knows no player by this id (the token's `sub`), and the bet is refused with nothing debited; and `GET /v1/wallets/:playerId` answers it, Croupier's wallet holding none of their real money.",
     example: 'the wallet has no funds yet: deposit first',
   },
   CHECKPOINT_NOT_FOUND: {
@@ -143,7 +144,8 @@ const descriptions = {
     example: 'wallet-ledger.3f1c… is not parked: it was applied after a retry',
   },
   INSUFFICIENT_FUNDS: {
-    meaning: 'The available balance (balance less open stakes) does not cover the amount.',
+    meaning:
+      "Transfer mode: the wallet's available balance (its balance less the commission it owes; stakes already debited are out of the balance) does not cover the stakes or the withdrawal. Seamless mode: the operator's wallet refused a stake's debit with `INSUFFICIENT_FUNDS` (Croupier holds no balance to check). Either way every bet of the request is refused and the player keeps their money: in transfer mode nothing is debited, in seamless mode a stake of the request the wallet already debited is rolled back.",
     example: 'cannot withdraw 9000: 4500 available',
   },
   BALANCE_LIMIT: {

@@ -82,7 +82,7 @@ export const walletMessageSchema = z
     tableId: tableIdSchema
       .nullable()
       .describe(
-        'The table (adjustment, commission-accrued, commission-collected; the round names it otherwise); null on deposits and withdrawals.',
+        "The table: the round's table on debit, payout, refund and adjustment (the <tableId> of roundId), the seat's table on commission-accrued and commission-collected; null on deposits and withdrawals.",
       ),
     betId: uuidSchema
       .nullable()

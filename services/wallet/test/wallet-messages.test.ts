@@ -141,6 +141,24 @@ describe('the public settlement messages (version 2)', () => {
     expect(payout).toMatchObject({ stake: 1_000, amount: 1_950, result: 'win' });
   });
 
+  it("name the round's table on every message of a bet, and no table on deposits and withdrawals", async () => {
+    const store = new MemoryEventStore();
+    const wallets = new WalletService(new CommandHandler(store, { retry: DEFAULT_RETRY }));
+    await movements(wallets);
+    const { messages } = await walletMessagePage(store, 0n, 1_000);
+    const tables = new Map<string, Set<string | null>>();
+    for (const message of messages)
+      tables.set(message.kind, (tables.get(message.kind) ?? new Set()).add(message.tableId));
+    expect(Object.fromEntries([...tables].map(([kind, ids]) => [kind, [...ids]]))).toEqual({
+      deposit: [null],
+      withdrawal: [null],
+      debit: ['live'],
+      payout: ['live'],
+      refund: ['live'],
+      adjustment: ['live'],
+    });
+  });
+
   it('are published by the wallet outbox as the reconciliation API lists them, in pages of any size', async () => {
     const store = new MemoryEventStore();
     const wallets = new WalletService(new CommandHandler(store, { retry: DEFAULT_RETRY }));

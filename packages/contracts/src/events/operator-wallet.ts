@@ -100,7 +100,8 @@ export const operatorRollbackRequested = eventSchema(
 
 /**
  * A payout is to be credited, delivered by the outbox until the wallet confirms it. Its key is
- * the settlement message's id. `settlement`: the bet's payout (0 for a lost bet: it closes the
+ * derived from the settlement record's event id and the bet (no settlement message exists in
+ * seamless mode; docs/wallet-integration.md). `settlement`: the bet's payout (0 for a lost bet: it closes the
  * bet at the wallet); `adjustment`: a resettled bet's difference, negative when money is taken
  * back.
  */

@@ -1,9 +1,11 @@
 import { deterministicId } from '@croupier/application';
 import {
   isPlayMoney,
+  parseRoundId,
   SETTLEMENT_MESSAGE_SCHEMA_V2,
   shiftEndIdOf,
   STREAM_PREFIXES,
+  streams,
   walletEventSchema,
   type WalletMessage,
 } from '@croupier/contracts';
@@ -31,7 +33,9 @@ const owed = (state: WalletState): number => {
 /**
  * The public message of one wallet event, given the wallet as it was just before it. The balance
  * and the commission owed come from the wallet's own fold (`evolveWallet`), so a mirror that
- * applies `amount` holds exactly `balance`.
+ * applies `amount` holds exactly `balance`. A message naming a round names its table too, read
+ * from the round id (`<tableId>.<shoe>.<round>`, ADR 0005): a consumer should not have to parse
+ * ids to group money by table.
  */
 export function walletMessageOf(event: RecordedEvent, before: WalletState): WalletMessage {
   const record = walletEventSchema.parse({ type: event.type, data: event.data });
@@ -72,6 +76,7 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
         ...base,
         kind: 'debit',
         roundId: record.data.roundId,
+        tableId: parseRoundId(record.data.roundId).tableId,
         betId: record.data.betId,
         stake: record.data.amount,
       };
@@ -80,6 +85,7 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
         ...base,
         kind: 'payout',
         roundId: record.data.roundId,
+        tableId: parseRoundId(record.data.roundId).tableId,
         betId: record.data.betId,
         stake: before.openStakes.get(record.data.betId)?.amount ?? null,
         result: record.data.result,
@@ -90,6 +96,7 @@ export function walletMessageOf(event: RecordedEvent, before: WalletState): Wall
         ...base,
         kind: 'refund',
         roundId: record.data.roundId,
+        tableId: parseRoundId(record.data.roundId).tableId,
         betId: record.data.betId,
         stake: record.data.amount,
         reason: record.data.reason,
@@ -208,6 +215,47 @@ export async function walletMessagePage(
   return {
     from: from.toString(),
     next: (last?.position ?? from).toString(),
+    more: events.length === limit,
+    messages,
+  };
+}
+
+/** A page of one player's public messages by `sequence` (the reconciliation API). */
+export interface PlayerMessagePage {
+  readonly playerId: string;
+  /** The first sequence asked for. */
+  readonly fromSequence: number;
+  /** Pass as `fromSequence` for the next page: after the last message read (`fromSequence` when none). */
+  readonly nextSequence: number;
+  /** True when the page stopped at the limit: more may follow now. */
+  readonly more: boolean;
+  readonly messages: WalletMessage[];
+}
+
+/**
+ * One player's public messages from `fromSequence` on, at most `limit`: a mirror missing a
+ * player's sequence 7 asks for it by number instead of paging the whole store from a position.
+ * A player's sequence is their wallet stream's revision + 1, so the page is a read of that one
+ * stream; a player with no wallet has no messages (an empty page, as for a sequence not yet
+ * reached).
+ */
+export async function playerMessagePage(
+  store: EventStore,
+  playerId: string,
+  fromSequence: number,
+  limit: number,
+): Promise<PlayerMessagePage> {
+  const events = await store.readStream(streams.wallet(playerId), {
+    from: BigInt(fromSequence - 1),
+    limit,
+  });
+  const folds = new WalletFolds(store);
+  const messages: WalletMessage[] = [];
+  for (const event of events) messages.push(await folds.messageOf(event));
+  return {
+    playerId,
+    fromSequence,
+    nextSequence: (messages.at(-1)?.sequence ?? fromSequence - 1) + 1,
     more: events.length === limit,
     messages,
   };

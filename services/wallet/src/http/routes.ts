@@ -4,18 +4,57 @@ import { z } from 'zod';
 import type { WalletService } from '../application/wallet-service.js';
 import { WALLET_PROBLEMS } from './problems.js';
 
-const walletViewSchema = z.object({
-  playerId: z.string(),
-  currency: z.string().nullable(),
-  balance: z.number().int(),
-  available: z.number().int(),
-  commissionOwed: z.number().int(),
-  commissionOwedBySeat: z.array(
-    z.object({ tableId: z.string(), seat: z.number().int(), amount: z.number().int() }),
-  ),
-  openStakes: z.number().int(),
-  version: z.string().nullable(),
-});
+/** What a wallet answers (GET, and every deposit and withdrawal): described in the OpenAPI too. */
+const walletViewSchema = z
+  .object({
+    playerId: z.string().describe("Whose wallet: the player's id, their token's `sub`."),
+    currency: z
+      .string()
+      .nullable()
+      .describe(
+        'The one currency the wallet holds (ISO 4217; FUN for a fun wallet), named by its first deposit; null for none yet.',
+      ),
+    balance: z
+      .number()
+      .int()
+      .describe(
+        'The balance in minor units of `currency`: deposits, payouts, refunds and adjustments in; withdrawals, stakes and commission collected out. Open stakes are already out of it. Below zero only after an adjustment took back more than the player held.',
+      ),
+    available: z
+      .number()
+      .int()
+      .describe(
+        'What the player can stake or the operator withdraw: `balance` less `commissionOwed`.',
+      ),
+    commissionOwed: z
+      .number()
+      .int()
+      .describe(
+        'Commission accrued at seated tables (002) and not yet collected: taken from the balance when the dealer shift ends.',
+      ),
+    commissionOwedBySeat: z
+      .array(
+        z.object({
+          tableId: z.string(),
+          seat: z.number().int(),
+          amount: z.number().int().describe('Commission owed at this seat, minor units.'),
+        }),
+      )
+      .describe('`commissionOwed` by table and seat.'),
+    openStakes: z
+      .number()
+      .int()
+      .describe(
+        'How many stakes are debited and not yet closed by a payout or a refund (a count, not an amount).',
+      ),
+    version: z
+      .string()
+      .nullable()
+      .describe(
+        "The wallet stream's revision (decimal string; also the ETag): for a real wallet, the `sequence` of its latest settlement message is this + 1. Null for no wallet.",
+      ),
+  })
+  .describe("A player's wallet in Croupier (transfer mode; fun wallets too).");
 
 const params = z.object({ playerId: playerIdSchema });
 const amountSchema = z
@@ -67,7 +106,19 @@ export function walletRoutes(app: HttpApp, deps: WalletRoutesDeps): void {
         tags: ['wallets'],
         summary: 'Withdraw funds (never more than is available)',
         params,
-        body: z.object({ amount: amountSchema, reference: referenceSchema }).strict(),
+        body: z
+          .object({
+            amount: amountSchema.describe(
+              "Minor units of the wallet's currency to take out: at most `available`.",
+            ),
+            reference: referenceSchema.describe(
+              "The operator's reference (1-128 characters): a retry with the same reference and amount counts once; the same reference with another amount is 409 ID_CONFLICT.",
+            ),
+          })
+          .strict()
+          .describe(
+            'No currency: a withdrawal is always of real money, in the currency the wallet holds.',
+          ),
         response: { 201: walletViewSchema },
       },
     },
