@@ -16,12 +16,22 @@ export interface TcpRelay {
   /** Breaks every open connection, and every new one while cut. Returns how many it broke. */
   cut(): number;
   restore(): void;
+  /**
+   * `true`: what the server sends on any connection, open or new, is kept until the server closes
+   * that connection, then written to the client in one write, as a client on a loaded machine
+   * that reads late gets it: the server's last answer and its FATAL error (a backend PostgreSQL
+   * terminated) in one read. `false`: what is kept goes out now, and bytes flow again.
+   */
+  holdReplies(hold: boolean): void;
   close(): Promise<void>;
 }
 
 /** Starts a relay on a free port of 127.0.0.1 to `target`. */
 export async function startTcpRelay(target: { host: string; port: number }): Promise<TcpRelay> {
   const pairs = new Set<readonly [Socket, Socket]>();
+  /** The server's bytes each connection keeps while replies are held. */
+  const held = new Map<Socket, Buffer[]>();
+  let holding = false;
   let up = true;
   const server: Server = createServer((client) => {
     client.on('error', () => undefined);
@@ -33,15 +43,29 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     upstream.on('error', () => undefined);
     const pair = [client, upstream] as const;
     pairs.add(pair);
+    if (holding) held.set(client, []);
     const end = () => {
       pairs.delete(pair);
+      held.delete(client);
       client.destroy();
       upstream.destroy();
     };
     client.on('close', end);
     upstream.on('close', end);
     client.pipe(upstream);
-    upstream.pipe(client);
+    // Not piped: while replies are held the server's bytes are kept instead of written.
+    upstream.on('data', (chunk: Buffer) => {
+      const kept = held.get(client);
+      if (kept !== undefined) kept.push(chunk);
+      else if (!client.write(chunk)) upstream.pause();
+    });
+    client.on('drain', () => upstream.resume());
+    upstream.on('end', () => {
+      const kept = held.get(client);
+      held.delete(client);
+      if (kept === undefined) client.end();
+      else client.end(Buffer.concat(kept));
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -71,6 +95,18 @@ export async function startTcpRelay(target: { host: string; port: number }): Pro
     },
     restore: () => {
       up = true;
+    },
+    holdReplies: (hold) => {
+      holding = hold;
+      for (const [client] of pairs) {
+        if (hold) {
+          if (!held.has(client)) held.set(client, []);
+          continue;
+        }
+        const kept = held.get(client);
+        held.delete(client);
+        if (kept !== undefined && kept.length > 0) client.write(Buffer.concat(kept));
+      }
     },
     close: async () => {
       up = false;

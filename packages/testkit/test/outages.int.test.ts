@@ -1,3 +1,4 @@
+import { createConnection, createServer } from 'node:net';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,6 +98,50 @@ describe('a TCP relay a test can cut', () => {
       await client.end().catch(() => undefined);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('holds what the server sends until it closes, then writes it in one piece; or until released', async () => {
+    // A server that answers 'ready;', then 'fatal;' and closes: as soon as the client answers
+    // (so the two reach it in two reads), or after 500 ms if it does not.
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      const timer = setTimeout(() => socket.end('fatal;'), 500);
+      socket.once('data', () => {
+        if (socket.writableEnded) return;
+        clearTimeout(timer);
+        socket.end('fatal;');
+      });
+      socket.write('ready;');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const relay = await startTcpRelay({
+      host: '127.0.0.1',
+      port: (server.address() as { port: number }).port,
+    });
+    /** What a client reads, read by read; it answers its first read. */
+    const reads = (): Promise<string[]> =>
+      new Promise((resolve) => {
+        const socket = createConnection({ host: '127.0.0.1', port: relay.port });
+        const chunks: string[] = [];
+        socket.on('data', (chunk: Buffer) => {
+          if (chunks.push(chunk.toString()) === 1) socket.write('go');
+        });
+        socket.on('close', () => {
+          resolve(chunks);
+        });
+      });
+    try {
+      expect(await reads()).toEqual(['ready;', 'fatal;']);
+      relay.holdReplies(true);
+      expect(await reads()).toEqual(['ready;fatal;']);
+      const released = reads();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      relay.holdReplies(false);
+      expect(await released).toEqual(['ready;', 'fatal;']);
+    } finally {
+      await relay.close();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

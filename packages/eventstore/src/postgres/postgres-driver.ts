@@ -86,10 +86,20 @@ function socketOf(client: pg.PoolClient): { cork(): void; uncork(): void } | und
     : undefined;
 }
 
-/** An error the server answered with a SQLSTATE (the connection is still usable). */
-function hasSqlState(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !code.startsWith('E');
+/**
+ * Whether the connection is still usable after `error`: an error the server answered with a
+ * SQLSTATE, unless its severity is FATAL or PANIC (57P01 when the backend was terminated, for
+ * one), after which the server closes the connection.
+ */
+function connectionSurvives(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return (
+    typeof code === 'string' &&
+    /^[0-9A-Z]{5}$/.test(code) &&
+    !code.startsWith('E') &&
+    severity !== 'FATAL' &&
+    severity !== 'PANIC'
+  );
 }
 
 /**
@@ -103,6 +113,8 @@ export class PostgresDriver implements SqlDriver {
   readonly #pool: pg.Pool;
   readonly #options: PostgresDriverOptions;
   readonly #sessions = new Set<PostgresSubscriptionSession>();
+  /** The connection error of each pooled client whose connection broke. */
+  readonly #broken = new WeakMap<pg.ClientBase, Error>();
   #notifying: Promise<void> | null = null;
   #notifyAgain = false;
   #closed = false;
@@ -122,21 +134,28 @@ export class PostgresDriver implements SqlDriver {
     // An idle client that loses its connection is discarded by the pool; without a listener the
     // 'error' event would crash the process.
     this.#pool.on('error', () => undefined);
+    // Each client listens for as long as it lives, from the moment it connects: the pool stops
+    // listening when it hands a client out, which it may do while `pg` is still reading the
+    // socket (a new connection's ReadyForQuery, or the answer that released it to a waiting
+    // caller), and an error in that same read is emitted before the caller that awaited the
+    // client runs again. A listener added after the await came too late and the process died of
+    // an uncaught 57P01 during the chaos test's outage.
+    this.#pool.on('connect', (client) => {
+      client.on('error', (error) => {
+        this.#broken.set(client, error);
+      });
+    });
   }
 
   /**
    * A statement on a pooled connection. Unlike `pool.query`, a connection is kept after an error
    * the server answered (a SQLSTATE: the connection is fine) and only discarded after a broken or
-   * timed-out one; and the statement's messages (bind, describe, execute, sync: four writes in
+   * timed-out one, or a FATAL error (the server is closing it); and the statement's messages (bind, describe, execute, sync: four writes in
    * `pg`) leave in one write, the socket corked while `pg` writes them.
    */
   async query<Row>(text: string, params?: readonly unknown[]): Promise<QueryResult<Row>> {
     const client = await this.#pool.connect();
-    let broken: Error | undefined;
-    const onError = (error: Error): void => {
-      broken = error;
-    };
-    client.on('error', onError);
+    let failed: Error | undefined;
     try {
       const socket = socketOf(client);
       socket?.cork();
@@ -148,11 +167,11 @@ export class PostgresDriver implements SqlDriver {
       }
       return await pending;
     } catch (error) {
-      if (!hasSqlState(error)) broken ??= error instanceof Error ? error : new Error(String(error));
+      if (!connectionSurvives(error))
+        failed = error instanceof Error ? error : new Error(String(error));
       throw error;
     } finally {
-      client.removeListener('error', onError);
-      client.release(broken);
+      client.release(this.#broken.get(client) ?? failed);
     }
   }
 
@@ -162,14 +181,7 @@ export class PostgresDriver implements SqlDriver {
 
   async transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
-    let broken: unknown;
-    // A checked-out client whose connection breaks emits 'error': without a listener that event
-    // would crash the process (the pool only listens to idle clients). The failing query rejects
-    // too, so the caller sees the error; the client is then discarded.
-    const onError = (error: Error): void => {
-      broken = error;
-    };
-    client.on('error', onError);
+    let rollbackFailed: unknown;
     try {
       await client.query('BEGIN');
       const result = await work(executor(client));
@@ -177,12 +189,15 @@ export class PostgresDriver implements SqlDriver {
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-        broken ??= rollbackError;
+        rollbackFailed = rollbackError;
       });
       throw error;
     } finally {
-      client.removeListener('error', onError);
-      client.release(broken instanceof Error ? broken : undefined);
+      // A connection that broke (its client emitted 'error', or it could not roll back) is
+      // discarded rather than handed to the next caller.
+      client.release(
+        this.#broken.get(client) ?? (rollbackFailed instanceof Error ? rollbackFailed : undefined),
+      );
     }
   }
 
