@@ -13,14 +13,42 @@ import {
   type ShoeEvent,
   type TableEvent,
   type WalletEvent,
+  formatMoney,
+  PLAY_MONEY_CURRENCY,
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 
 const hand = (side: string) => (side === 'player' ? 'Player' : 'Banker');
 
-/** An amount changed, signed as people write it: +2000, −2000. */
-const signed = (amount: number): string =>
-  amount > 0 ? `+${amount}` : amount < 0 ? `\u2212${-amount}` : '±0';
+/**
+ * Amounts as a person reads them, in the currency of the event's money (`formatMoney`: 2000000
+ * EUR is "20,000.00 EUR"); where no currency is known, the minor units said as such.
+ */
+interface Money {
+  (amount: number): string;
+  /** A change: "+1.50 EUR", "−1.50 EUR". */
+  signed(amount: number): string;
+}
+
+function moneyIn(currency: string | null): Money {
+  if (currency === null) {
+    const bare = (amount: number) => `${amount} (minor units)`;
+    return Object.assign(bare, {
+      signed: (amount: number) =>
+        `${amount > 0 ? `+${amount}` : amount < 0 ? `\u2212${-amount}` : '±0'} (minor units)`,
+    });
+  }
+  return Object.assign((amount: number) => formatMoney(amount, currency), {
+    signed: (amount: number) => formatMoney(amount, currency, { signed: true }),
+  });
+}
+
+/** The currency an event names itself: its `currency`, or play money by its `fun` mark. */
+export function currencyNamedBy(recorded: RecordedEvent): string | null {
+  const data = (recorded.data ?? {}) as { currency?: unknown; fun?: unknown };
+  if (typeof data.currency === 'string') return data.currency;
+  return data.fun === true ? PLAY_MONEY_CURRENCY : null;
+}
 
 /** Who recorded an event, as a trail reads it: "Supervisor sue". */
 function whoOf(recorded: RecordedEvent): string | null {
@@ -45,19 +73,19 @@ function correction(
 const winnerText = (winner: string) => (winner === 'tie' ? 'tie' : `${hand(winner)} wins`);
 
 /** "bet … of pia paid 4000, now 2000 (−2000), commission 100 → 0". */
-function adjustmentText(line: Adjustment): string {
+function adjustmentText(line: Adjustment, money: Money): string {
   const paid =
     line.delta === 0
-      ? `paid ${line.previousPayout}, unchanged`
-      : `paid ${line.previousPayout}, now ${line.payout} (${signed(line.delta)})`;
+      ? `paid ${money(line.previousPayout)}, unchanged`
+      : `paid ${money(line.previousPayout)}, now ${money(line.payout)} (${money.signed(line.delta)})`;
   const commission =
     line.commission === line.previousCommission
       ? ''
-      : `, commission ${line.previousCommission} \u2192 ${line.commission}`;
+      : `, commission ${money(line.previousCommission)} \u2192 ${money(line.commission)}`;
   return `bet ${line.betId} of ${line.playerId} ${paid}${commission}`;
 }
 
-function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
+function describeRound(event: RoundEvent, recorded: RecordedEvent, money: Money): string {
   switch (event.type) {
     case 'RoundOpened':
       return `round ${event.data.number} of shoe ${event.data.shoeId} opened for bets (${event.data.currency}, paytable ${event.data.paytableId.slice(0, 12)}…)`;
@@ -65,12 +93,12 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
       const d = event.data;
       const mode = d.bankerMode === null ? '' : ` (${d.bankerMode.replace('_', '-')})`;
       const seat = d.seat === null ? '' : ` at seat ${d.seat}`;
-      return `${d.playerId} bet ${d.amount} on ${d.type}${mode}${seat}${d.rebetOf === null ? '' : ` (rebet of ${d.rebetOf})`}`;
+      return `${d.playerId} bet ${money(d.amount)} on ${d.type}${mode}${seat}${d.rebetOf === null ? '' : ` (rebet of ${d.rebetOf})`}`;
     }
     case 'BetsCleared':
       return `${event.data.playerId} cleared ${event.data.betIds.length} bet(s)`;
     case 'StakeReleased':
-      return `the round released ${event.data.playerId}'s stake of ${event.data.amount} for bet ${event.data.betId} (${event.data.reason}): it takes no bet under that id, and the stake is refunded`;
+      return `the round released ${event.data.playerId}'s stake of ${money(event.data.amount)} for bet ${event.data.betId} (${event.data.reason}): it takes no bet under that id, and the stake is refunded`;
     case 'BettingClosed':
       return 'betting closed';
     case 'DealStarted':
@@ -94,16 +122,16 @@ function describeRound(event: RoundEvent, recorded: RecordedEvent): string {
     case 'RoundResettled': {
       const d = event.data;
       const why = d.kind === 'void' ? 'void' : 'corrected result';
-      const lines = d.adjustments.map(adjustmentText).join('; ');
+      const lines = d.adjustments.map((line) => adjustmentText(line, money)).join('; ');
       return `Resettled (${why}: ${d.reason}): ${lines || 'no bets'}`;
     }
     case 'RoundSettled': {
       const t = event.data.totals;
       const spots = event.data.spots === undefined ? '' : ` on ${event.data.spots.length} spot(s)`;
-      return `settled ${event.data.lines.length} bet(s)${spots}: staked ${t.staked}, paid out ${t.paidOut}, commission ${t.commission}`;
+      return `settled ${event.data.lines.length} bet(s)${spots}: staked ${money(t.staked)}, paid out ${money(t.paidOut)}, commission ${money(t.commission)}`;
     }
     case 'BetsRefunded':
-      return `refunded ${event.data.lines.length} bet(s) (${event.data.reason}): ${event.data.lines.reduce((sum, line) => sum + line.amount, 0)}`;
+      return `refunded ${event.data.lines.length} bet(s) (${event.data.reason}): ${money(event.data.lines.reduce((sum, line) => sum + line.amount, 0))}`;
     case 'RoundVoided': {
       const discarded = event.data.discarded ?? [];
       const cards =
@@ -146,31 +174,31 @@ function describeShoe(event: ShoeEvent, recorded: RecordedEvent): string {
   }
 }
 
-function describeWallet(event: WalletEvent): string {
+function describeWallet(event: WalletEvent, money: Money): string {
   const d = event.data;
   switch (event.type) {
     case 'FundsDeposited':
-      return `${d.playerId} deposited ${event.data.amount} ${event.data.currency}`;
+      return `${d.playerId} deposited ${money(event.data.amount)}`;
     case 'FundsWithdrawn':
-      return `${d.playerId} withdrew ${event.data.amount}`;
+      return `${d.playerId} withdrew ${money(event.data.amount)}`;
     case 'PlayMoneyGranted':
-      return `${d.playerId} was granted ${event.data.amount} ${event.data.currency} of play money (topped up to ${event.data.topUpTo})`;
+      return `${d.playerId} was granted ${money(event.data.amount)} of play money (topped up to ${money(event.data.topUpTo)})`;
     case 'StakeDebited':
-      return `${d.playerId} debited ${event.data.amount} for bet ${event.data.betId}`;
+      return `${d.playerId} debited ${money(event.data.amount)} for bet ${event.data.betId}`;
     case 'PayoutCredited':
-      return `${d.playerId} credited ${event.data.amount} for bet ${event.data.betId} (${event.data.result})`;
+      return `${d.playerId} credited ${money(event.data.amount)} for bet ${event.data.betId} (${event.data.result})`;
     case 'StakeRefunded':
-      return `${d.playerId} refunded ${event.data.amount} for bet ${event.data.betId} (${event.data.reason})`;
+      return `${d.playerId} refunded ${money(event.data.amount)} for bet ${event.data.betId} (${event.data.reason})`;
     case 'CommissionAccrued':
-      return `${d.playerId} owes ${event.data.amount} commission at seat ${event.data.seat}`;
+      return `${d.playerId} owes ${money(event.data.amount)} commission at seat ${event.data.seat}`;
     case 'CommissionCollected':
-      return `${d.playerId} paid ${event.data.amount} commission owed at ${event.data.tableId}`;
+      return `${d.playerId} paid ${money(event.data.amount)} commission owed at ${event.data.tableId}`;
     case 'PayoutAdjusted': {
       const { delta, commissionDelta, betId, reason } = event.data;
       const why = reason === 'void' ? 'void after settlement' : 'result corrected after settlement';
       const commission =
-        commissionDelta === 0 ? '' : `, commission owed ${signed(commissionDelta)}`;
-      return `${d.playerId} adjusted ${signed(delta)} for bet ${betId} (${why})${commission}`;
+        commissionDelta === 0 ? '' : `, commission owed ${money.signed(commissionDelta)}`;
+      return `${d.playerId} adjusted ${money.signed(delta)} for bet ${betId} (${why})${commission}`;
     }
     default:
       return (event as { type: string }).type;
@@ -195,25 +223,24 @@ function describeTable(event: TableEvent): string {
 }
 
 /** Seamless mode: what Croupier asked the operator's wallet, and what it answered. */
-function describeOperatorWallet(event: OperatorWalletEvent): string {
+function describeOperatorWallet(event: OperatorWalletEvent, money: Money): string {
   const d = event.data;
   switch (event.type) {
     case 'OperatorDebitRequested':
-      return `operator's wallet asked to debit ${event.data.amount} from ${d.playerId} for bet ${event.data.betId} (attempt ${event.data.attempt})`;
+      return `operator's wallet asked to debit ${money(event.data.amount)} from ${d.playerId} for bet ${event.data.betId} (attempt ${event.data.attempt})`;
     case 'OperatorDebitConfirmed':
-      return `operator's wallet debited ${event.data.amount} from ${d.playerId} (transaction ${event.data.transactionId}, learned by ${event.data.via})`;
+      return `operator's wallet debited ${money(event.data.amount)} from ${d.playerId} (transaction ${event.data.transactionId}, learned by ${event.data.via})`;
     case 'OperatorDebitFailed':
-      return `operator's wallet debit of ${event.data.amount} for ${d.playerId} ${event.data.outcome} (${event.data.code})`;
+      return `operator's wallet debit of ${money(event.data.amount)} for ${d.playerId} ${event.data.outcome} (${event.data.code})`;
     case 'OperatorRollbackRequested':
-      return `rollback of ${event.data.amount} to ${d.playerId} requested of the operator's wallet (${event.data.reason})`;
+      return `rollback of ${money(event.data.amount)} to ${d.playerId} requested of the operator's wallet (${event.data.reason})`;
     case 'OperatorCreditRequested':
-      return `credit of ${event.data.amount} to ${d.playerId} requested of the operator's wallet (${event.data.kind})`;
+      return `credit of ${money(event.data.amount)} to ${d.playerId} requested of the operator's wallet (${event.data.kind})`;
     case 'OperatorCallDelivered':
       return `operator's wallet confirmed the ${event.data.call} ${event.data.key} (transaction ${event.data.transactionId})`;
   }
 }
 
-/** One line saying what an event records, in the game's words; its type if it cannot be read. */
 /** A message a consumer set aside (ADR 0035), retried or resolved. */
 function describeParked(event: ParkedMessageEvent): string {
   const id = `${event.data.consumer}.${event.data.messageId}`;
@@ -227,13 +254,19 @@ function describeParked(event: ParkedMessageEvent): string {
   }
 }
 
-export function describeEvent(recorded: RecordedEvent): string {
+/**
+ * One line saying what an event records, in the game's words; its type if it cannot be read.
+ * Amounts are written in the event's own currency when it names one, else in `currency` (the
+ * round's, the table's or the wallet's, as the caller knows it), else as bare minor units.
+ */
+export function describeEvent(recorded: RecordedEvent, currency: string | null = null): string {
+  const money = moneyIn(currencyNamedBy(recorded) ?? currency);
   const input = { type: recorded.type, data: recorded.data };
   const prefix = recorded.stream.slice(0, recorded.stream.indexOf('-') + 1);
   switch (prefix) {
     case 'round-': {
       const parsed = roundEventSchema.safeParse(input);
-      if (parsed.success) return describeRound(parsed.data, recorded);
+      if (parsed.success) return describeRound(parsed.data, recorded, money);
       break;
     }
     case 'shoe-': {
@@ -246,13 +279,13 @@ export function describeEvent(recorded: RecordedEvent): string {
       // fun-wallet-<player>: play money (ADR 0030), said so on every movement.
       const parsed = walletEventSchema.safeParse(input);
       if (!parsed.success) break;
-      const line = describeWallet(parsed.data);
+      const line = describeWallet(parsed.data, money);
       const marked = 'fun' in parsed.data.data && parsed.data.type !== 'PlayMoneyGranted';
       return marked ? `${line} (play money, FUN)` : line;
     }
     case 'operator-': {
       const parsed = operatorWalletEventSchema.safeParse(input);
-      if (parsed.success) return describeOperatorWallet(parsed.data);
+      if (parsed.success) return describeOperatorWallet(parsed.data, money);
       break;
     }
     case 'parked-': {

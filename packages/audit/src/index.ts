@@ -1,7 +1,7 @@
 export * from './verdict.js';
 export * from './reports.js';
 export { verifyStreamChain, type ChainOptions } from './chain.js';
-export { describeEvent } from './describe.js';
+export { currencyNamedBy, describeEvent } from './describe.js';
 export { examineRound, type RoundExamination } from './round-examination.js';
 export type {
   BetAdjustment,
@@ -30,3 +30,9 @@ export * from './significant-events.js';
 export * from './checkpoint.js';
 export { checkOperatorStakes, isOperatorWalletEventOf } from './operator-wallet-check.js';
 export * from './operator-wallet-audit.js';
+export {
+  CurrencyBook,
+  currencyFixedBy,
+  currencyScopeOf,
+  type CurrencyScope,
+} from './currency-book.js';

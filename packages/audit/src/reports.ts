@@ -182,6 +182,8 @@ export const roundSummarySchema = z.object({
   player: z.array(z.string()),
   banker: z.array(z.string()),
   bets: z.number().int(),
+  /** The round's currency: `staked` and `paidOut` are minor units of it. */
+  currency: z.string().nullable(),
   staked: z.number().int(),
   /** What the bets are paid in the end: settlement lines, as resettled since. */
   paidOut: z.number().int(),

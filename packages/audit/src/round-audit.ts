@@ -76,8 +76,11 @@ export function verifyWalletExcerpts(
   }
 }
 
-/** The trail entry of an event: who, when, what, and where it sits in the log. */
-export function trailEntryOf(recorded: RecordedEvent): TrailEntry {
+/**
+ * The trail entry of an event: who, when, what, and where it sits in the log. `currency`: the
+ * round's, which its amounts are in where the event names none.
+ */
+export function trailEntryOf(recorded: RecordedEvent, currency: string | null = null): TrailEntry {
   const { actor, occurredAt } = provenanceOf(recorded);
   const hash = recorded.metadata['hash'];
   return {
@@ -89,7 +92,7 @@ export function trailEntryOf(recorded: RecordedEvent): TrailEntry {
     actor,
     occurredAt,
     recordedAt: recorded.recordedAt.toISOString(),
-    what: describeEvent(recorded),
+    what: describeEvent(recorded, currency),
     hash: typeof hash === 'string' ? hash : null,
   };
 }
@@ -192,7 +195,7 @@ export function auditRound(evidence: RoundEvidence): RoundAudit {
     cardSource: examined.opened?.cardSource ?? null,
     currency: examined.opened?.currency ?? null,
     paytableId: examined.opened?.paytableId ?? null,
-    trail: related.map(trailEntryOf),
+    trail: related.map((event) => trailEntryOf(event, examined.opened?.currency ?? null)),
     cards: examined.cards.map((card) => ({ ...card })),
     corrections: [...examined.corrections],
     result: resultOf(examined),

@@ -170,6 +170,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
       player: examined.cards.filter((c) => c.hand === 'player').map((c) => c.card),
       banker: examined.cards.filter((c) => c.hand === 'banker').map((c) => c.card),
       bets: standing.length,
+      currency: examined.opened?.currency ?? null,
       staked: standing.reduce((sum, b) => sum + b.bet.amount, 0),
       paidOut: standing.reduce((sum, b) => sum + (finalOf(b)?.payout ?? b.line?.payout ?? 0), 0),
       ok: findings === 0,

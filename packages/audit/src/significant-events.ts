@@ -66,8 +66,15 @@ export function tableOfStream(stream: string): string | null {
   return match?.[1] ?? null;
 }
 
-/** The significant-event record of an event, or null for ordinary play. */
-export function significantEventOf(recorded: RecordedEvent): SignificantEvent | null {
+/**
+ * The significant-event record of an event, or null for ordinary play. `currency`: that of the
+ * event's money where the event does not name it (its table's, its wallet's: `CurrencyBook`), so
+ * the summary reads "20,000.00 EUR", not minor units.
+ */
+export function significantEventOf(
+  recorded: RecordedEvent,
+  currency: string | null = null,
+): SignificantEvent | null {
   if (!Object.hasOwn(SIGNIFICANT_EVENT_CATEGORIES, recorded.type)) return null;
   const category =
     SIGNIFICANT_EVENT_CATEGORIES[recorded.type as keyof typeof SIGNIFICANT_EVENT_CATEGORIES];
@@ -97,6 +104,6 @@ export function significantEventOf(recorded: RecordedEvent): SignificantEvent | 
     revision: String(recorded.revision),
     position: String(recorded.position),
     actor,
-    summary: describeEvent(recorded),
+    summary: describeEvent(recorded, currency),
   };
 }

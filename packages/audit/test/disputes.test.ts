@@ -231,8 +231,9 @@ describe('a result corrected after settlement', () => {
 
   it('is described in the trail in plain words', () => {
     const { round, wallet } = dispute();
-    const what = (type: string) =>
-      describeEvent([...round, ...wallet].find((e) => e.type === type)!);
+    const find = (type: string) => [...round, ...wallet].find((e) => e.type === type)!;
+    // The round's currency, as its audit passes it: the events themselves name none.
+    const what = (type: string) => describeEvent(find(type), 'EUR');
     expect(what('CardCorrected')).toBe(
       'Supervisor sue corrected card at shoe position 3: 3S \u2192 7S (video review)',
     );
@@ -240,10 +241,14 @@ describe('a result corrected after settlement', () => {
       'result corrected (video review): tie: Player 9 [9C KH], Banker 9 [2D 7S]',
     );
     expect(what('RoundResettled')).toBe(
-      `Resettled (corrected result: video review): bet ${BET} of pia paid 4000, now 2000 (\u22122000)`,
+      `Resettled (corrected result: video review): bet ${BET} of pia paid 40.00 EUR, now 20.00 EUR (\u221220.00 EUR)`,
     );
     expect(what('PayoutAdjusted')).toBe(
-      `pia adjusted \u22122000 for bet ${BET} (result corrected after settlement)`,
+      `pia adjusted \u221220.00 EUR for bet ${BET} (result corrected after settlement)`,
+    );
+    // Told no currency, an amount says it is minor units rather than pass for a sum of money.
+    expect(describeEvent(find('PayoutAdjusted'))).toBe(
+      `pia adjusted \u22122000 (minor units) for bet ${BET} (result corrected after settlement)`,
     );
   });
 

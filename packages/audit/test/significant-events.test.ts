@@ -53,7 +53,7 @@ describe('failed logins among the significant events', () => {
       ],
       { expectedVersion: 'any' },
     );
-    const listed = (await store.readAll({ limit: 10 })).map(significantEventOf);
+    const listed = (await store.readAll({ limit: 10 })).map((event) => significantEventOf(event));
     expect(listed.map((event) => event?.category)).toEqual(['failed-login', 'failed-login']);
     expect(listed[0]!.summary).toBe('failed login from 198.51.100.7: no token (GET /v1/tables)');
     expect(listed[1]!.summary).toBe(

@@ -139,7 +139,7 @@ describe('casino audit round', () => {
     expect(stdout).toMatch(/^Round solo\.1\.1 \(table solo, shoe solo\.1, rng\)/);
     expect(stdout).toMatch(/Player \d: [A2-9TJQK][CDHS]@\d+ [A2-9TJQK][CDHS]@\d+/);
     expect(stdout).toMatch(
-      /alice \(player\)\s+round-solo\.1\.1@\d+ BetPlaced\s+alice bet 1000 on banker/,
+      /alice \(player\)\s+round-solo\.1\.1@\d+ BetPlaced\s+alice bet 10\.00 EUR on banker/,
     );
     // Verified, but never "every check passed" while a checkpoint could still tell more.
     expect(stdout).toContain(

@@ -13,3 +13,4 @@ export * from './settled-spots.js';
 export * from './settlement-message.js';
 export * from './wallet-message.js';
 export * from './wallet-mode.js';
+export * from './money.js';

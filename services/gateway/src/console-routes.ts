@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { MINOR_UNIT_EXPONENTS } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 
 /**
@@ -12,6 +13,7 @@ const FILES = {
   '/console': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
   '/console/roads.js': { file: 'roads.js', type: 'text/javascript; charset=utf-8' },
+  '/console/money.js': { file: 'money.js', type: 'text/javascript; charset=utf-8' },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
 } as const;
 
@@ -21,7 +23,11 @@ const FILES = {
  */
 export function consoleRoutes(app: HttpApp): void {
   for (const [url, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(`${CONSOLE_DIR}${file}`, 'utf8');
+    let body = readFileSync(`${CONSOLE_DIR}${file}`, 'utf8');
+    // The currencies' minor-unit exponents from the one table the server formats by, so the page
+    // and the significant-event texts put the point in the same place.
+    if (file === 'money.js')
+      body += `\nexport const MINOR_UNIT_EXPONENTS = Object.freeze(${JSON.stringify(MINOR_UNIT_EXPONENTS)});\n`;
     app.get(url, { config: { public: true }, schema: { hide: true } }, (_request, reply) =>
       reply
         .header('content-type', type)

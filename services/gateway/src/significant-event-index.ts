@@ -1,5 +1,8 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
 import {
+  currencyFixedBy,
+  currencyNamedBy,
+  currencyScopeOf,
   SIGNIFICANT_EVENT_CATEGORIES,
   significantEventOf,
   type SignificantEvent,
@@ -12,6 +15,12 @@ const ofTable = (tableId: string) => `table/${tableId}`;
 /** The position as 40 digits: within one millisecond, keys sort in the log's order. */
 const keyOf = (partition: string, event: RecordedEvent) =>
   `${partition}/${event.position.toString().padStart(40, '0')}`;
+/** A table's or a wallet's currency, kept so the summaries of its events say their money in it. */
+const currencyKeyOf = (scope: string) => `currency/${scope}`;
+interface CurrencyDoc {
+  readonly currency: string;
+}
+type IndexDoc = SignificantEvent | CurrencyDoc;
 
 export interface SignificantEventQuery {
   /** Inclusive bounds, in ms since the epoch. */
@@ -27,7 +36,7 @@ export interface SignificantEventQuery {
  * `table/<tableId>`. A query by time and table is one read of the documents' index that stops at
  * its limit, whatever the length of the log; nothing reads the log for it.
  */
-export class SignificantEventIndex implements DurableProjection<SignificantEvent> {
+export class SignificantEventIndex implements DurableProjection<IndexDoc> {
   readonly name = 'significant-events';
   readonly handles = Object.keys(
     SIGNIFICANT_EVENT_CATEGORIES,
@@ -37,15 +46,27 @@ export class SignificantEventIndex implements DurableProjection<SignificantEvent
   constructor(private readonly storage: ProjectionStorage) {}
 
   keysOf(event: RecordedEvent): readonly string[] {
+    const keys: string[] = [];
+    const fixed = currencyFixedBy(event);
+    if (fixed !== null) keys.push(currencyKeyOf(fixed.scope));
     const significant = significantEventOf(event);
-    if (significant === null) return [];
-    const keys = [keyOf(ALL, event)];
+    if (significant === null) return keys;
+    const scope = currencyNamedBy(event) === null ? currencyScopeOf(event) : null;
+    if (scope !== null && scope !== fixed?.scope) keys.push(currencyKeyOf(scope));
+    keys.push(keyOf(ALL, event));
     if (significant.tableId !== null) keys.push(keyOf(ofTable(significant.tableId), event));
     return keys;
   }
 
-  apply(event: RecordedEvent, docs: DocumentSet<SignificantEvent>): void {
-    const significant = significantEventOf(event);
+  apply(event: RecordedEvent, docs: DocumentSet<IndexDoc>): void {
+    const fixed = currencyFixedBy(event);
+    // The first currency of a table or a wallet stands (a wallet holds one currency).
+    if (fixed !== null && docs.get(currencyKeyOf(fixed.scope)) === undefined)
+      docs.put(currencyKeyOf(fixed.scope), { currency: fixed.currency });
+    const scope = currencyNamedBy(event) === null ? currencyScopeOf(event) : null;
+    const known = scope === null ? undefined : docs.get(currencyKeyOf(scope));
+    const currency = known !== undefined && 'currency' in known ? known.currency : null;
+    const significant = significantEventOf(event, currency);
     if (significant === null) return;
     const at = Date.parse(significant.occurredAt);
     const sort = BigInt(Number.isNaN(at) ? event.recordedAt.getTime() : at);

@@ -1,4 +1,5 @@
 import {
+  CurrencyBook,
   significantEventOf,
   SIGNIFICANT_EVENT_TYPES,
   type SignificantEvent,
@@ -53,6 +54,8 @@ export interface SupervisionFeedOptions {
 export class SupervisionFeed {
   private readonly listeners = new Set<Listener>();
   private readonly recent: { position: bigint; event: SignificantEvent }[] = [];
+  /** Tables' and wallets' currencies, learned from their openings and deposits in the feed. */
+  private readonly currencies = new CurrencyBook();
   private cursor: bigint | undefined;
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
@@ -120,7 +123,8 @@ export class SupervisionFeed {
         filter: { eventTypes: SIGNIFICANT_EVENT_TYPES },
       });
       for (const recorded of page) {
-        const event = significantEventOf(recorded);
+        this.currencies.learn(recorded);
+        const event = significantEventOf(recorded, this.currencies.currencyOf(recorded));
         if (event === null) continue;
         this.recent.push({ position: recorded.position, event });
         if (this.recent.length > keep) this.recent.shift();

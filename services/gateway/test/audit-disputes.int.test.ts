@@ -7,7 +7,13 @@ import {
   type ShoeReplay,
   type Verdict,
 } from '@croupier/audit';
-import { parseRoundId, presetConfig, streams, type TableConfig } from '@croupier/contracts';
+import {
+  formatMoney,
+  parseRoundId,
+  presetConfig,
+  streams,
+  type TableConfig,
+} from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,7 +230,7 @@ describe('a round voided after settlement', () => {
     const resettlement = report.trail.find((t) => t.type === 'RoundResettled')!;
     expect(resettlement.what).toContain('Resettled (void: dealer exposed a card early)');
     expect(resettlement.what).toContain(
-      `bet ${tie.betId} of pia paid ${tie.settlement!.payout}, now ${tie.amount}`,
+      `bet ${tie.betId} of pia paid ${formatMoney(tie.settlement!.payout, 'EUR')}, now ${formatMoney(tie.amount, 'EUR')}`,
     );
   });
 
@@ -240,7 +246,19 @@ describe('a round voided after settlement', () => {
     });
     const adjusted = report.trail.find((t) => t.type === 'PayoutAdjusted');
     expect(adjusted?.what).toBe(
-      `pia adjusted \u22122000 for bet ${banker!.betId} (void after settlement), commission owed \u2212100`,
+      `pia adjusted \u221220.00 EUR for bet ${banker!.betId} (void after settlement), commission owed \u22121.00 EUR`,
+    );
+  });
+});
+
+describe('the significant events of the disputes', () => {
+  it("say the commission collected and the resettlement in the table's currency", async () => {
+    const { events } = await casino.system.significantEvents.list({ tableId: 'salon', limit: 100 });
+    const summaries = events.map((event) => event.summary);
+    // CommissionCollected names no currency: the table it was owed at does (EUR).
+    expect(summaries).toContain(`${PLAYERS.S} paid 1.00 EUR commission owed at salon`);
+    expect(summaries.find((line) => line.startsWith('Resettled (void: wrong shoe)'))).toMatch(
+      /paid 40\.00 EUR, now 20\.00 EUR \(\u221220\.00 EUR\), commission 1\.00 EUR \u2192 0\.00 EUR/,
     );
   });
 });
@@ -269,7 +287,7 @@ describe('a round corrected after settlement', () => {
       'result corrected (video review): tie: Player 9 [9C KH], Banker 9 [2D 7S]',
     );
     expect(what('RoundResettled')).toContain(
-      `bet ${player.betId} of pia paid 4000, now 2000 (\u22122000)`,
+      `bet ${player.betId} of pia paid 40.00 EUR, now 20.00 EUR (\u221220.00 EUR)`,
     );
   });
 });

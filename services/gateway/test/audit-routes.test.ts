@@ -393,8 +393,13 @@ describe('the OpenAPI document and the console', () => {
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(page.body).toContain('<script type="module" src="/console/console.js">');
-    for (const file of ['console.js', 'roads.js', 'console.css']) {
+    for (const file of ['console.js', 'roads.js', 'money.js', 'console.css']) {
       expect((await app.inject({ method: 'GET', url: `/console/${file}` })).statusCode).toBe(200);
     }
+    // The exponents the page formats money by are the server's own.
+    const currencies = await app.inject({ method: 'GET', url: '/console/money.js' });
+    expect(currencies.body).toContain('"EUR":2');
+    expect(currencies.body).toContain('"KRW":0');
+    expect(currencies.body).toContain('"BHD":3');
   });
 });

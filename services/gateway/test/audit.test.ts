@@ -104,7 +104,7 @@ describe('a shoe played through the services', () => {
     expect(trailTypes).toContain('PayoutCredited');
     const placed = audit.trail.find((t) => t.type === 'BetPlaced')!;
     expect(placed.actor).toEqual({ id: 'alice', role: 'player' });
-    expect(placed.what).toMatch(/^alice bet 1001 on banker/);
+    expect(placed.what).toMatch(/^alice bet 10\.01 EUR on banker/);
     expect(audit.wallet?.filter((m) => m.type === 'StakeDebited')).toHaveLength(7);
     expect(audit.wallet?.filter((m) => m.type === 'PayoutCredited')).toHaveLength(7);
   });

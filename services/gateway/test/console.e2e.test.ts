@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RoundAudit } from '@croupier/audit';
 import { rankOf, type Card } from '@croupier/baccarat';
-import { presetConfig } from '@croupier/contracts';
+import { formatMoney, presetConfig } from '@croupier/contracts';
 import type { HttpApp } from '@croupier/http';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,7 +141,16 @@ describe.skipIf(!available)(
       expect(reasons.length).toBeGreaterThan(0);
       const betRows = await page.locator('table').first().locator('tbody tr').count();
       expect(betRows).toBe(audit.bets.length);
+      // Money in its units: the 2000 minor-unit Banker stake reads 20.00 EUR, never 2000.
+      const stakes = await page
+        .locator('table')
+        .first()
+        .locator('tbody tr td:nth-child(3)')
+        .allTextContents();
+      expect(stakes).toEqual(audit.bets.map((b) => formatMoney(b.amount, 'EUR')));
+      expect(stakes).toContain('20.00 EUR');
       const timeline = await page.textContent('main');
+      expect(timeline).toContain('alice bet 20.00 EUR on banker');
       expect(timeline).toContain('alice (player)');
       expect(timeline).toContain('BetPlaced');
       expect(timeline).toContain('PayoutCredited');

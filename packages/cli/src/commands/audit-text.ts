@@ -7,9 +7,16 @@ import {
   type Verdict,
   type WalletAudit,
 } from '@croupier/audit';
+import { formatMoney } from '@croupier/contracts';
 import { textTable } from '../format.js';
 
 /** How audit reports read on a terminal. */
+
+/** Minor units as a person reads them in the currency (20.00 EUR); bare where none is known. */
+const moneyIn =
+  (currency: string | null) =>
+  (amount: number): string =>
+    currency === null ? String(amount) : formatMoney(amount, currency);
 
 const MARK = { pass: '✓', fail: '✗', skip: '-' } as const;
 
@@ -67,6 +74,7 @@ export function roundText(audit: RoundAudit): string {
     audit.verdict.findings.map((f) => `${f.stream ?? ''}@${f.revision ?? ''}`),
   );
   const roundStream = `round-${audit.roundId}`;
+  const money = moneyIn(audit.currency);
   const mark = (stream: string, revision: string) =>
     suspect.has(`${stream}@${revision}`) ? ' ⚠' : '';
   const hand = (side: 'player' | 'banker') => {
@@ -111,16 +119,16 @@ export function roundText(audit: RoundAudit): string {
         b.betId.slice(0, 8),
         b.playerId,
         `${b.type}${b.bankerMode ? ` (${b.bankerMode})` : ''}`,
-        String(b.amount),
+        money(b.amount),
         b.status,
         b.settlement?.result ?? '-',
-        b.settlement === null ? '-' : String(b.settlement.payout),
-        b.expected === null ? '-' : String(b.expected.payout),
-        b.settlement === null ? '-' : String(b.settlement.commission),
-        b.refund === null ? '-' : `${b.refund.amount} (${b.refund.reason})`,
+        b.settlement === null ? '-' : money(b.settlement.payout),
+        b.expected === null ? '-' : money(b.expected.payout),
+        b.settlement === null ? '-' : money(b.settlement.commission),
+        b.refund === null ? '-' : `${money(b.refund.amount)} (${b.refund.reason})`,
         // What a resettlement (void or corrected result after settlement) pays it in the end.
-        b.final === null ? '-' : `${b.final.payout} (${b.final.result})`,
-        b.final === null ? '-' : `${b.final.expected.payout} (${b.final.expected.result})`,
+        b.final === null ? '-' : `${money(b.final.payout)} (${b.final.result})`,
+        b.final === null ? '-' : `${money(b.final.expected.payout)} (${b.final.expected.result})`,
       ]),
     ).trimEnd(),
     '',
@@ -132,7 +140,7 @@ export function roundText(audit: RoundAudit): string {
           audit.wallet.map((m) => [
             `${m.stream}@${m.revision}`,
             m.type,
-            String(m.amount),
+            money(m.amount),
             m.detail ?? '',
             m.betId.slice(0, 8),
           ]),
@@ -178,8 +186,8 @@ export function shoeText(replay: ShoeReplay): string {
         r.banker.join(' '),
         r.winner ?? '-',
         String(r.bets),
-        String(r.staked),
-        String(r.paidOut),
+        moneyIn(r.currency)(r.staked),
+        moneyIn(r.currency)(r.paidOut),
         r.ok ? 'ok' : `${r.findings} finding(s)`,
       ]),
     ).trimEnd(),

@@ -1,10 +1,18 @@
 // @ts-check
 /* global document, sessionStorage, fetch, location, URLSearchParams, history, atob, setInterval, clearInterval, setTimeout, AbortController, TextDecoderStream */
 import { cellsOf, ROWS } from './roads.js';
+// MINOR_UNIT_EXPONENTS is appended to money.js as it is served (console-routes.ts).
+import { formatMoney, MINOR_UNIT_EXPONENTS } from './money.js';
 
 const TOKEN_KEY = 'croupier.token';
 const SUITS = { C: '♣', D: '♦', H: '♥', S: '♠' };
 const WINNER = { player: 'Player wins', banker: 'Banker wins', tie: 'Tie' };
+
+/**
+ * An amount of minor units in its currency, as a person reads it ("20,000.00 EUR").
+ * @param {number} amount @param {string | null} currency
+ */
+const money = (amount, currency) => formatMoney(amount, currency, MINOR_UNIT_EXPONENTS);
 
 /** @param {string} id */
 const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
@@ -191,6 +199,7 @@ async function showRound(roundId) {
   say(`Auditing round ${roundId}…`);
   const audit = await api(`/v1/audit/rounds/${encodeURIComponent(roundId)}`);
   const winner = audit.result ? WINNER[/** @type {'tie'} */ (audit.result.winner)] : audit.status;
+  const inCurrency = (/** @type {number} */ amount) => money(amount, audit.currency);
   view.replaceChildren(
     el('h2', { 'data-round': audit.roundId }, `Round ${audit.roundId}: ${winner}`),
     el(
@@ -229,16 +238,16 @@ async function showRound(roundId) {
       audit.bets.map((/** @type {any} */ b) => [
         b.playerId,
         `${b.type}${b.bankerMode ? ` (${b.bankerMode})` : ''}${b.seat === null ? '' : ` seat ${b.seat}`}`,
-        b.amount,
+        inCurrency(b.amount),
         b.status,
         b.settlement?.result ?? '—',
-        b.settlement?.payout ?? '—',
-        b.expected?.payout ?? '—',
-        b.settlement?.commission ?? '—',
-        b.refund ? `${b.refund.amount} (${b.refund.reason})` : '—',
+        b.settlement ? inCurrency(b.settlement.payout) : '—',
+        b.expected ? inCurrency(b.expected.payout) : '—',
+        b.settlement ? inCurrency(b.settlement.commission) : '—',
+        b.refund ? `${inCurrency(b.refund.amount)} (${b.refund.reason})` : '—',
         // What a resettlement (void or corrected result after settlement) pays it in the end.
-        b.final ? `${b.final.payout} (${b.final.result})` : '—',
-        b.final ? `${b.final.expected.payout} (${b.final.expected.result})` : '—',
+        b.final ? `${inCurrency(b.final.payout)} (${b.final.result})` : '—',
+        b.final ? `${inCurrency(b.final.expected.payout)} (${b.final.expected.result})` : '—',
       ]),
     ),
     el('h3', {}, 'Wallet movements'),
@@ -249,7 +258,7 @@ async function showRound(roundId) {
           audit.wallet.map((/** @type {any} */ m) => [
             `${m.stream}@${m.revision}`,
             m.type,
-            m.amount,
+            money(m.amount, audit.currency),
             m.detail ?? '',
             m.betId.slice(0, 8),
             m.occurredAt ?? '',
@@ -314,8 +323,8 @@ async function showShoe(shoeId) {
         el('div', { class: 'cards' }, ...r.banker.map((/** @type {string} */ c) => cardView(c))),
         r.winner ?? '—',
         r.bets,
-        r.staked,
-        r.paidOut,
+        money(r.staked, r.currency),
+        money(r.paidOut, r.currency),
         r.ok ? '✓' : `✗ ${r.findings}`,
       ]),
     ),

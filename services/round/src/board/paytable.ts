@@ -11,6 +11,7 @@ import {
   type BankerMode,
   type BetType,
   type CommissionMode,
+  type PayoutLine,
 } from '@croupier/baccarat';
 import { DomainError, type TableConfig } from '@croupier/contracts';
 import { z } from 'zod';
@@ -61,7 +62,11 @@ export const paytableSchema = z.object({
       bet: z.enum(BET_TYPES),
       bankerMode: z.enum(['commission', 'no_commission']).nullable(),
       main: z.boolean(),
-      odds: z.string().describe("the top line's odds, in the table's wording"),
+      odds: z
+        .string()
+        .describe(
+          "the best odds the bet pays, in the table's wording: no-commission Banker 1 to 1 (a win with 6 pays less), a bonus bet 30 to 1 (by 9)",
+        ),
       pays: z.array(payoutLineSchema),
       conditions: z.object({
         maxRound: z
@@ -139,6 +144,26 @@ export function requireAnalysableStake(config: TableConfig, stake: number): void
 }
 
 /**
+ * The line a bet is headlined by: the best odds it pays, compared as exact fractions (net of
+ * commission). Not the first line: no-commission Banker lists its 6 (1 to 2) first, a bonus bet
+ * its natural (1 to 1), and neither is what the bet pays at best. Null for a bet that never wins.
+ */
+function headlineOf(lines: readonly PayoutLine[]): number | null {
+  let best: number | null = null;
+  let bestValue = { num: 0, den: 1 };
+  lines.forEach((line, index) => {
+    if (line.result !== 'win') return;
+    const rate = line.commissionRate ?? { num: 0, den: 1 };
+    const value = { num: line.odds.num * (rate.den - rate.num), den: line.odds.den * rate.den };
+    if (best === null || value.num * bestValue.den > bestValue.num * value.den) {
+      best = index;
+      bestValue = value;
+    }
+  });
+  return best;
+}
+
+/**
  * Every bet a table offers (a Banker bet once per banker mode) with its payout lines as its
  * players read them, its conditions and limits, its exact RTP and house edge, and its effective
  * RTP with payouts floored: at the bet's minimum, and at `stake` when one is asked for.
@@ -163,7 +188,9 @@ export function paytableOf(tableId: string, config: TableConfig, stake: number |
         };
       };
       const top = analysisAt(config, limit.min, config.commission).bets[analyzed];
-      const pays = payoutSchedule(type, mode ?? 'commission', config).map((line) => {
+      const schedule = payoutSchedule(type, mode ?? 'commission', config);
+      const headline = headlineOf(schedule);
+      const pays = schedule.map((line) => {
         if (line.result === 'push') {
           return {
             when: line.when,
@@ -187,7 +214,7 @@ export function paytableOf(tableId: string, config: TableConfig, stake: number |
         bet: type,
         bankerMode: mode,
         main: MAIN_BETS.includes(type),
-        odds: pays.find((line) => line.odds !== null)?.odds ?? '',
+        odds: headline === null ? '' : (pays[headline]!.odds ?? ''),
         pays,
         conditions: {
           maxRound: limit.maxRound,
