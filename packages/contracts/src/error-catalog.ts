@@ -37,7 +37,8 @@ const descriptions = {
     example: 'no round "baccarat-1.3.12"',
   },
   WALLET_NOT_FOUND: {
-    meaning: 'The player has no wallet yet: nothing was ever deposited.',
+    meaning:
+      "The player has no wallet yet: nothing was ever deposited. In seamless mode: the operator's wallet does not know the player (its `PLAYER_UNKNOWN`).",
     example: 'the wallet has no funds yet: deposit first',
   },
   CHECKPOINT_NOT_FOUND: {
@@ -143,7 +144,8 @@ const descriptions = {
     example: 'wallet-ledger.3f1c… is not parked: it was applied after a retry',
   },
   INSUFFICIENT_FUNDS: {
-    meaning: 'The available balance (balance less open stakes) does not cover the amount.',
+    meaning:
+      "The available balance (balance less open stakes) does not cover the amount. In seamless mode: the operator's wallet refused the stake with its `INSUFFICIENT_FUNDS`.",
     example: 'cannot withdraw 9000: 4500 available',
   },
   BALANCE_LIMIT: {
@@ -153,8 +155,14 @@ const descriptions = {
       'a deposit of 5000 would take the balance of 99999999999000 past the limit of 100000000000000 EUR',
   },
   CURRENCY_MISMATCH: {
-    meaning: "The amount's currency is not the wallet's (a wallet holds one currency).",
+    meaning:
+      "The amount's currency is not the wallet's (a wallet holds one currency). In seamless mode: the operator's wallet refused the stake with its `CURRENCY_MISMATCH`.",
     example: 'this wallet holds EUR, not USD',
+  },
+  OPERATOR_WALLET_REFUSED: {
+    meaning:
+      "Seamless mode: the operator's wallet refused the stake with a code of its own (a limit, a locked account, ...), named in the message and in the problem's `walletCode`. Nothing was debited; ask the operator. The codes the API names have their own: INSUFFICIENT_FUNDS, CURRENCY_MISMATCH, WALLET_NOT_FOUND (docs/wallet-integration.md).",
+    example: "the operator's wallet refused the stake: SELF_EXCLUDED",
   },
   UNKNOWN_BET: {
     meaning: 'No such bet type.',

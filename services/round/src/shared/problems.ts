@@ -32,8 +32,13 @@ const BET_RULES = Object.keys(betRules) as BetRejectionCode[];
 const BETTING_STATE: Codes = ['ROUND_NOT_FOUND', 'ROUND_PAUSED', 'BETTING_CLOSED'];
 /** A bet id placed already (a double submit), or naming another bet, here or on another round. */
 const BET_IDS: Codes = ['DUPLICATE_BET', 'ID_CONFLICT'];
-/** The wallet refuses to debit the stakes. */
-const STAKE_DEBIT: Codes = ['WALLET_NOT_FOUND', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS'];
+/** The wallet refuses to debit the stakes (in seamless mode, with a code of its own too). */
+const STAKE_DEBIT: Codes = [
+  'WALLET_NOT_FOUND',
+  'CURRENCY_MISMATCH',
+  'INSUFFICIENT_FUNDS',
+  'OPERATOR_WALLET_REFUSED',
+];
 
 /** Whole-shoe steps close the finished shoe, revealing its seed, which must match its commitment. */
 const SEED_REVEALED = 'SEED_MISMATCH' satisfies ErrorCode;
