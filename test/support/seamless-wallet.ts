@@ -16,9 +16,16 @@ const ADMIN = 'seamless-admin-token';
  * What the network between Croupier and the operator's wallet does to a call, by route name
  * (`debit`, `credit`, `rollback`, `status`): `pass`; `down` (the connection is cut before the
  * wallet sees the request); `lose-answer` (the wallet applies the call, its answer never
- * arrives).
+ * arrives); an `answer` of the relay's own in place of the wallet's (a proxy's 502, a wallet's
+ * 401 or 400, a refusal with a code of its own), with `applied` the wallet applies the call
+ * first and its own answer is dropped.
  */
 export type Fault = 'pass' | 'down' | 'lose-answer';
+export interface RelayAnswer {
+  readonly answer: number;
+  readonly body: unknown;
+  readonly applied?: boolean;
+}
 
 /**
  * Requests of one route held at the relay before the wallet sees them, in the order they
@@ -42,7 +49,7 @@ export interface OperatorWalletFixture {
   readonly url: string;
   readonly books: Books;
   /** Sets a fault for some routes, or every route. */
-  fault(fault: Fault, routes?: readonly string[]): void;
+  fault(fault: Fault | RelayAnswer, routes?: readonly string[]): void;
   /** Holds the requests of a route (`debit`, `credit`, ...) until released. */
   hold(route: string): HeldCalls;
   /** Holds every request this long before passing it on: a slow wallet (0: none). */
@@ -64,7 +71,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
   await books.migrate();
   const app = await buildWalletServer({ books, secret: OPERATOR_SECRET, adminToken: ADMIN });
   const upstream = new URL(await app.listen({ host: '127.0.0.1', port: 0 }));
-  const faults = new Map<string, Fault>();
+  const faults = new Map<string, Fault | RelayAnswer>();
   const seen = new Map<string, number>();
   const keys = new Map<string, number>();
   const holds = new Map<string, (body: Buffer, pass: () => Promise<void>) => void>();
@@ -86,7 +93,8 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       const pass = () =>
         new Promise<void>((answered) => {
           res.on('close', answered);
-          forward(req, res, fault, body);
+          if (typeof fault === 'object' && fault.applied !== true) answerWith(res, fault);
+          else forward(req, res, fault, body);
         });
       const hold = holds.get(route);
       if (hold !== undefined) hold(body, pass);
@@ -96,7 +104,12 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
     });
   });
   /** Sends a request on to the wallet, and its answer back unless the fault loses it. */
-  const forward = (req: IncomingMessage, res: ServerResponse, fault: Fault, body: Buffer) => {
+  const forward = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    fault: Fault | RelayAnswer,
+    body: Buffer,
+  ) => {
     const upstreamCall = httpRequest(
       {
         host: upstream.hostname,
@@ -111,6 +124,10 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
         answer.on('end', () => {
           if (fault === 'lose-answer') {
             res.socket?.destroy();
+            return;
+          }
+          if (typeof fault === 'object') {
+            answerWith(res, fault);
             return;
           }
           res.writeHead(answer.statusCode ?? 502, answer.headers);
@@ -186,6 +203,12 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
       await postgres.drop();
     },
   };
+}
+
+/** The relay's own answer, in place of the wallet's. */
+function answerWith(res: ServerResponse, fault: { answer: number; body: unknown }): void {
+  res.writeHead(fault.answer, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(fault.body));
 }
 
 /** The idempotency key a call's JSON body names, or null (not JSON, no key). */

@@ -133,10 +133,19 @@ export class Books {
   }
 
   credit(credit: Credit): Promise<Answer> {
-    // A negative adjustment takes money back and may leave a debt: the player won it unduly.
-    return this.apply('credit', credit, { needsAccount: true }, (client) =>
-      this.move(client, credit.playerId, credit.amount),
-    );
+    return this.apply('credit', credit, { needsAccount: true }, async (client) => {
+      // Croupier never pays a bet whose stake it gave back; should such a credit come, it is
+      // refused for the operator to look at (Croupier parks it), not paid.
+      const { rows } = await client.query<{ state: string }>(
+        `SELECT state FROM ${this.s}.calls WHERE bet_id = $1 AND call = 'debit'`,
+        [credit.betId],
+      );
+      const states = rows.map((row) => row.state);
+      if (states.includes('rolled-back') && !states.includes('applied'))
+        return refused('ROLLED_BACK', `the stake of bet ${credit.betId} was rolled back`);
+      // A negative adjustment takes money back and may leave a debt: the player won it unduly.
+      return this.move(client, credit.playerId, credit.amount);
+    });
   }
 
   rollback(rollback: Rollback): Promise<Answer> {
@@ -176,9 +185,11 @@ export class Books {
     );
     const row = rows[0];
     if (row === undefined) return { state: 'unknown' };
+    // A debit whose rollback came first: a debit under this key is refused when it comes.
+    if (row.fingerprint === null) return { state: 'refused', code: 'ROLLED_BACK' };
     if (row.state === 'refused') return { state: 'refused', code: row.code ?? 'REFUSED' };
     if (row.state === 'rolled-back')
-      return { state: 'rolled-back', transactionId: row.transaction_id ?? row.call };
+      return { state: 'rolled-back', transactionId: row.transaction_id! };
     return { state: 'applied', transactionId: row.transaction_id! };
   }
 

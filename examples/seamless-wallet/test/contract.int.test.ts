@@ -48,6 +48,24 @@ interface Exchange {
   answer: unknown;
 }
 
+/** Every request and answer of `exchanges` fits the published document. */
+function expectFitsTheDocument(exchanges: readonly Exchange[]): void {
+  for (const exchange of exchanges) {
+    const operation = document.paths[exchange.path]?.post;
+    expect(operation, exchange.path).toBeDefined();
+    expect(
+      validate(operation!.requestBody.content['application/json'].schema.$ref, exchange.body),
+      exchange.path,
+    ).toBeNull();
+    const response = operation!.responses[String(exchange.status)];
+    expect(response, `${exchange.path} ${exchange.status}`).toBeDefined();
+    expect(
+      validate(response!.content['application/json'].schema.$ref, exchange.answer),
+      `${exchange.path} ${exchange.status}`,
+    ).toBeNull();
+  }
+}
+
 describe('the wallet API contract', () => {
   let postgres: IsolatedPostgres;
   let books: Books;
@@ -124,7 +142,14 @@ describe('the wallet API contract', () => {
     // debit stays refused.
     await books.setBalance('pia', 'USD', 6_000);
     const owedKey = randomUUID();
-    const owed = { ...bet, key: owedKey, amount: 700, kind: 'settlement' as const };
+    // Another bet: this one's stake was rolled back above, and a credit for it is refused.
+    const owed = {
+      ...bet,
+      betId: randomUUID(),
+      key: owedKey,
+      amount: 700,
+      kind: 'settlement' as const,
+    };
     expect(await adapter.credit(owed)).toMatchObject({
       outcome: 'refused',
       code: 'CURRENCY_MISMATCH',
@@ -144,20 +169,89 @@ describe('the wallet API contract', () => {
     expect(await books.balanceOf('pia')).toEqual({ currency: 'EUR', balance: 6_700 });
 
     expect(exchanges.length).toBeGreaterThan(10);
-    for (const exchange of exchanges) {
-      const operation = document.paths[exchange.path]?.post;
-      expect(operation, exchange.path).toBeDefined();
+    expectFitsTheDocument(exchanges);
+  });
+
+  it('answers status, conflicts and the calls Croupier never sends as the contract says', async () => {
+    const from = exchanges.length;
+    const adapter = new HttpOperatorWallet({ url, secret: SECRET, timeoutMs: 2_000, retries: 0 });
+    await books.setBalance('ode', 'EUR', 5_000);
+    const bet = { playerId: 'ode', roundId: 'live.1.2', betId: randomUUID(), currency: 'EUR' };
+    const rollbackOf = (debitKey: string, amount: number) =>
+      adapter.rollback({ ...bet, key: randomUUID(), debitKey, amount });
+
+    // A debit whose rollback came first: its status is refused ROLLED_BACK, never rolled-back
+    // without a movement to name.
+    const lateKey = randomUUID();
+    expect(await rollbackOf(lateKey, 500)).toMatchObject({ outcome: 'applied', balance: 5_000 });
+    expect(await adapter.status(lateKey)).toEqual({ state: 'refused', code: 'ROLLED_BACK' });
+
+    // Applied, then rolled back: rolled-back with the debit's own transaction id.
+    const debitKey = randomUUID();
+    const debited = await adapter.debit({ ...bet, key: debitKey, amount: 1_000 });
+    if (debited.outcome !== 'applied') throw new Error('the debit was refused');
+    // A rollback whose amount differs from its debit's moves nothing: KEY_CONFLICT.
+    expect(await rollbackOf(debitKey, 999)).toMatchObject({
+      outcome: 'refused',
+      code: 'KEY_CONFLICT',
+    });
+    const rollbackKey = randomUUID();
+    expect(
+      await adapter.rollback({ ...bet, key: rollbackKey, debitKey, amount: 1_000 }),
+    ).toMatchObject({ outcome: 'applied', balance: 5_000 });
+    expect(await adapter.status(debitKey)).toEqual({
+      state: 'rolled-back',
+      transactionId: debited.transactionId,
+    });
+    // The rollback's own key: applied. A credit for the bet whose stake was given back: refused.
+    expect(await adapter.status(rollbackKey)).toMatchObject({ state: 'applied' });
+    const creditKey = randomUUID();
+    const credit = { ...bet, key: creditKey, amount: 2_000, kind: 'settlement' as const };
+    expect(await adapter.credit(credit)).toMatchObject({
+      outcome: 'refused',
+      code: 'ROLLED_BACK',
+    });
+    expect(await adapter.status(creditKey)).toEqual({ state: 'refused', code: 'ROLLED_BACK' });
+    // The bet's next debit attempt applied: its credit is paid.
+    expect(await adapter.debit({ ...bet, key: randomUUID(), amount: 1_000 })).toMatchObject({
+      outcome: 'applied',
+      balance: 4_000,
+    });
+    expect(await adapter.credit(credit)).toMatchObject({ outcome: 'applied', balance: 6_000 });
+    expect(await adapter.status(creditKey)).toMatchObject({ state: 'applied' });
+
+    // A rollback of a refused debit: applied, moving nothing; the debit stays refused.
+    const refusedKey = randomUUID();
+    expect(await adapter.debit({ ...bet, key: refusedKey, amount: 90_000 })).toMatchObject({
+      code: 'INSUFFICIENT_FUNDS',
+    });
+    expect(await rollbackOf(refusedKey, 90_000)).toMatchObject({
+      outcome: 'applied',
+      balance: 6_000,
+    });
+    expect(await adapter.status(refusedKey)).toEqual({
+      state: 'refused',
+      code: 'INSUFFICIENT_FUNDS',
+    });
+
+    // The same key with any field of the body changed, or on another route: KEY_CONFLICT.
+    for (const changed of [
+      { amount: 2_001 },
+      { betId: randomUUID() },
+      { roundId: 'live.1.3' },
+      { currency: 'USD' },
+      { kind: 'adjustment' as const },
+    ])
       expect(
-        validate(operation!.requestBody.content['application/json'].schema.$ref, exchange.body),
-        exchange.path,
-      ).toBeNull();
-      const response = operation!.responses[String(exchange.status)];
-      expect(response, `${exchange.path} ${exchange.status}`).toBeDefined();
-      expect(
-        validate(response!.content['application/json'].schema.$ref, exchange.answer),
-        `${exchange.path} ${exchange.status}`,
-      ).toBeNull();
-    }
+        await adapter.credit({ ...credit, ...changed }),
+        JSON.stringify(changed),
+      ).toMatchObject({ outcome: 'refused', code: 'KEY_CONFLICT' });
+    expect(await adapter.debit({ ...bet, key: creditKey, amount: 2_000 })).toMatchObject({
+      outcome: 'refused',
+      code: 'KEY_CONFLICT',
+    });
+    expect(await books.balanceOf('ode')).toEqual({ currency: 'EUR', balance: 6_000 });
+    expectFitsTheDocument(exchanges.slice(from));
   });
 
   it('refuses a bad signature and a stale timestamp with the documented 401', async () => {

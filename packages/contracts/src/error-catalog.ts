@@ -155,8 +155,14 @@ const descriptions = {
       'a deposit of 5000 would take the balance of 99999999999000 past the limit of 100000000000000 EUR',
   },
   CURRENCY_MISMATCH: {
-    meaning: "The amount's currency is not the wallet's (a wallet holds one currency).",
+    meaning:
+      "The amount's currency is not the wallet's (a wallet holds one currency). In seamless mode: the operator's wallet refused the stake with its `CURRENCY_MISMATCH`.",
     example: 'this wallet holds EUR, not USD',
+  },
+  OPERATOR_WALLET_REFUSED: {
+    meaning:
+      "Seamless mode: the operator's wallet refused the stake with a code of its own (a limit, a locked account, ...), named in the message and in the problem's `walletCode`. Nothing was debited; ask the operator. The codes the API names have their own: INSUFFICIENT_FUNDS, CURRENCY_MISMATCH, WALLET_NOT_FOUND (docs/wallet-integration.md).",
+    example: "the operator's wallet refused the stake: SELF_EXCLUDED",
   },
   UNKNOWN_BET: {
     meaning: 'No such bet type.',

@@ -42,6 +42,8 @@ export const ERROR_STATUS = {
   INSUFFICIENT_FUNDS: 422,
   BALANCE_LIMIT: 422,
   CURRENCY_MISMATCH: 422,
+  /** Seamless mode: the operator's wallet refused the stake with a code of its own. */
+  OPERATOR_WALLET_REFUSED: 422,
   UNKNOWN_BET: 422,
   BET_NOT_OFFERED: 422,
   BET_PAST_MAX_ROUND: 422,

@@ -177,8 +177,9 @@ export interface WalletPort {
 /**
  * Seamless mode: the operator's wallet, which holds the player's balance (docs/wallet-api.openapi.json).
  * Every call carries an idempotency key: the same key sent again is answered as the first time and
- * moves no more money. A call that resolves answered; one that rejects may or may not have been
- * applied (no answer, a timeout, a 5xx), and only a status query by its key can tell.
+ * moves no more money. A call that resolves answered (applied, or refused with a code); one that
+ * rejects got no answer about the money (no answer, a timeout, a 5xx, a 4xx that is not a
+ * refusal) and may or may not have been applied: only a status query by its key can tell.
  */
 export interface OperatorWalletPort {
   /** Takes a bet's stake. */
@@ -226,7 +227,11 @@ export type OperatorWalletAnswer =
   | { readonly outcome: 'applied'; readonly transactionId: string; readonly balance: number }
   | { readonly outcome: 'refused'; readonly code: string; readonly detail: string };
 
-/** What the wallet knows of a key: `unknown` when no call under it ever reached it. */
+/**
+ * What the wallet knows of a key (docs/wallet-integration.md#status): `unknown` when no call under
+ * it ever reached it; `rolled-back` for a debit applied and given back since; `refused` for a call
+ * refused, and for a debit whose rollback came first (`ROLLED_BACK`).
+ */
 export type OperatorCallStatus =
   | { readonly state: 'applied'; readonly transactionId: string }
   | { readonly state: 'rolled-back'; readonly transactionId: string }

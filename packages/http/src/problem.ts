@@ -29,6 +29,11 @@ export interface Problem {
    * burned before its first round (INVALID_DEAL), a shoe still in play (SHOE_NOT_FINISHED).
    */
   readonly shoeId?: string;
+  /**
+   * Seamless mode: the code the operator's wallet refused a stake with, when it is a code of the
+   * wallet's own (OPERATOR_WALLET_REFUSED).
+   */
+  readonly walletCode?: string;
 }
 
 /**
@@ -72,6 +77,11 @@ export const problemJsonSchema = {
       type: 'string' as const,
       description:
         'The shoe the refusal is about, when it names one: the new scanner shoe to burn before its first round (`INVALID_DEAL`; opening the round created it), or the shoe still in play (`SHOE_NOT_FINISHED`)',
+    },
+    walletCode: {
+      type: 'string' as const,
+      description:
+        "Seamless mode: the operator's wallet's own code for a stake it refused (`OPERATOR_WALLET_REFUSED`), e.g. `SELF_EXCLUDED`",
     },
     errors: {
       type: 'array' as const,
@@ -169,6 +179,8 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
     const field = typeof error.details.field === 'string' ? error.details.field : undefined;
     const hint = typeof error.details.hint === 'string' ? error.details.hint : undefined;
     const shoeId = typeof error.details.shoeId === 'string' ? error.details.shoeId : undefined;
+    const walletCode =
+      typeof error.details.walletCode === 'string' ? error.details.walletCode : undefined;
     const problem = base(
       error.code,
       error.message,
@@ -178,6 +190,7 @@ export function problemOf(error: unknown, request: FastifyRequest): Problem {
       ...problem,
       ...(hint === undefined ? {} : { hint }),
       ...(shoeId === undefined ? {} : { shoeId }),
+      ...(walletCode === undefined ? {} : { walletCode }),
     };
   }
   if (error instanceof BetRejectedError) {

@@ -40,8 +40,13 @@ const SET_LIMITS: Codes = [
   'BET_ABOVE_MAX',
   'BET_DIFFERENCE_LIMIT',
 ];
-/** The wallet refuses to debit the stakes. */
-const STAKE_DEBIT: Codes = ['WALLET_NOT_FOUND', 'CURRENCY_MISMATCH', 'INSUFFICIENT_FUNDS'];
+/** The wallet refuses to debit the stakes (in seamless mode, with a code of its own too). */
+const STAKE_DEBIT: Codes = [
+  'WALLET_NOT_FOUND',
+  'CURRENCY_MISMATCH',
+  'INSUFFICIENT_FUNDS',
+  'OPERATOR_WALLET_REFUSED',
+];
 
 /** Whole-shoe steps close the finished shoe, revealing its seed, which must match its commitment. */
 const SEED_REVEALED = 'SEED_MISMATCH' satisfies ErrorCode;

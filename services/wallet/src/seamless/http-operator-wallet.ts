@@ -26,8 +26,8 @@ export function signRequest(secret: string, timestamp: string, rawBody: string):
 }
 
 /**
- * No answer came (refused connection, timeout, a 5xx, a body that is not the API's): the call
- * may or may not have been applied. Only a status query by its key can tell.
+ * No answer came (refused connection, timeout, a 5xx or 429, a 2xx whose body is not the API's):
+ * the call may or may not have been applied. Only a status query by its key can tell.
  */
 export class OperatorWalletUnreachable extends Error {
   readonly code = 'OPERATOR_WALLET_UNREACHABLE';
@@ -41,6 +41,29 @@ export class OperatorWalletUnreachable extends Error {
     this.name = 'OperatorWalletUnreachable';
   }
 }
+
+/**
+ * The wallet answered a 4xx that is not a refusal (a 401 for the signature, a 400 for the body,
+ * a 404 for the route, a 409 or 422 without the API's `Refused` body): it did not take the
+ * request as a call, so the answer says nothing of the money. Not retried (the same request gets
+ * the same answer); a debit is still resolved by its status, in case the wallet applied it anyway.
+ */
+export class OperatorWalletRejected extends Error {
+  readonly code = 'OPERATOR_WALLET_REJECTED';
+  constructor(
+    readonly path: string,
+    readonly status: number,
+    body: unknown,
+  ) {
+    super(
+      `the operator's wallet rejected ${path} with ${status} ${JSON.stringify(body).slice(0, 200)}`,
+    );
+    this.name = 'OperatorWalletRejected';
+  }
+}
+
+/** A refusal's code as the API publishes it (`Refused.code`): it is recorded and shown. */
+const REFUSAL_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 export interface HttpOperatorWalletOptions {
   /** Base URL of the operator's wallet (OPERATOR_WALLET_URL). */
@@ -57,10 +80,13 @@ export interface HttpOperatorWalletOptions {
 }
 
 /**
- * The operator's wallet over HTTP. Each request is JSON, signed over its timestamp and raw body;
- * an attempt that fails without an answer is retried under the same key (the wallet applies a
- * key once), with the bounded budget the composition root gives it; after the last the call
- * rejects with `OperatorWalletUnreachable`. A 4xx answer is an answer: the call was refused.
+ * The operator's wallet over HTTP, every answer sorted into one class of the contract
+ * (docs/wallet-integration.md#every-answer-and-what-croupier-does): `applied` (200 with the
+ * `Applied` body), `refused` (409 or 422 with the `Refused` body and a code of the published
+ * shape), rejected (any other 4xx: `OperatorWalletRejected`, at once), or no answer (5xx, 429,
+ * a timeout, no connection, a 2xx that is not `Applied`: retried under the same key within the
+ * budget, then `OperatorWalletUnreachable`). Each request is JSON, signed over its timestamp and
+ * raw body.
  */
 export class HttpOperatorWallet implements OperatorWalletPort {
   private readonly backoff: Backoff;
@@ -72,61 +98,27 @@ export class HttpOperatorWallet implements OperatorWalletPort {
   }
 
   debit(call: OperatorDebitCall): Promise<OperatorWalletAnswer> {
-    return this.movement(OPERATOR_WALLET_ROUTES.debit, call);
+    return this.exchange(OPERATOR_WALLET_ROUTES.debit, call, movementAnswer);
   }
 
   credit(call: OperatorCreditCall): Promise<OperatorWalletAnswer> {
-    return this.movement(OPERATOR_WALLET_ROUTES.credit, call);
+    return this.exchange(OPERATOR_WALLET_ROUTES.credit, call, movementAnswer);
   }
 
   rollback(call: OperatorRollbackCall): Promise<OperatorWalletAnswer> {
-    return this.movement(OPERATOR_WALLET_ROUTES.rollback, call);
+    return this.exchange(OPERATOR_WALLET_ROUTES.rollback, call, movementAnswer);
   }
 
-  async status(key: string): Promise<OperatorCallStatus> {
-    const { status, body } = await this.post(OPERATOR_WALLET_ROUTES.status, { key });
-    const answer = body as Partial<{ state: string; transactionId: string; code: string }>;
-    if (status === 200 && answer.state === 'unknown') return { state: 'unknown' };
-    if (status === 200 && answer.state === 'refused' && typeof answer.code === 'string')
-      return { state: 'refused', code: answer.code };
-    if (
-      status === 200 &&
-      (answer.state === 'applied' || answer.state === 'rolled-back') &&
-      typeof answer.transactionId === 'string'
-    )
-      return { state: answer.state, transactionId: answer.transactionId };
-    throw new OperatorWalletUnreachable(
-      OPERATOR_WALLET_ROUTES.status,
-      new Error(`answered ${status} ${JSON.stringify(body)}`),
-    );
+  status(key: string): Promise<OperatorCallStatus> {
+    return this.exchange(OPERATOR_WALLET_ROUTES.status, { key }, statusAnswer);
   }
 
-  private async movement(path: string, call: object): Promise<OperatorWalletAnswer> {
-    const { status, body } = await this.post(path, call);
-    const answer = body as Partial<{
-      status: string;
-      transactionId: string;
-      balance: number;
-      code: string;
-      detail: string;
-    }>;
-    if (
-      status === 200 &&
-      answer.status === 'applied' &&
-      typeof answer.transactionId === 'string' &&
-      typeof answer.balance === 'number'
-    )
-      return { outcome: 'applied', transactionId: answer.transactionId, balance: answer.balance };
-    if (status >= 400 && status < 500 && typeof answer.code === 'string')
-      return { outcome: 'refused', code: answer.code, detail: answer.detail ?? '' };
-    throw new OperatorWalletUnreachable(
-      path,
-      new Error(`answered ${status} ${JSON.stringify(body)}`),
-    );
-  }
-
-  /** One call: signed, each attempt under the timeout, retried while no answer comes. */
-  private async post(path: string, payload: object): Promise<{ status: number; body: unknown }> {
+  /** One call: signed, each attempt under the timeout, tried again under the same key while no answer comes. */
+  private async exchange<T>(
+    path: string,
+    payload: object,
+    read: (status: number, body: unknown) => T | undefined,
+  ): Promise<T> {
     const rawBody = JSON.stringify(payload);
     const url = new URL(path, this.options.url);
     let lastError: unknown = null;
@@ -134,6 +126,8 @@ export class HttpOperatorWallet implements OperatorWalletPort {
       if (attempt > 0) await sleep(this.backoff(attempt));
       // Signed per attempt: a retry carries a fresh timestamp, the same key and body.
       const timestamp = String(this.now());
+      let status: number;
+      let body: unknown;
       try {
         const response = await fetch(url, {
           method: 'POST',
@@ -145,19 +139,76 @@ export class HttpOperatorWallet implements OperatorWalletPort {
           body: rawBody,
           signal: AbortSignal.timeout(this.options.timeoutMs),
         });
-        const text = await response.text();
-        // A 5xx or 429 is no answer about the call: it may have been applied, try again.
-        if (response.status >= 500 || response.status === 429) {
-          lastError = new Error(`answered ${response.status} ${text.slice(0, 200)}`);
-          continue;
-        }
-        return { status: response.status, body: parseJson(text) };
+        status = response.status;
+        body = parseJson(await response.text());
       } catch (error) {
         lastError = error;
+        continue;
       }
+      const answer = read(status, body);
+      if (answer !== undefined) return answer;
+      // A 4xx the API does not define for a call: the wallet did not take it; the same request
+      // would get the same answer.
+      if (status >= 400 && status < 500 && status !== 429)
+        throw new OperatorWalletRejected(path, status, body);
+      // A 5xx, a 429, a 2xx that is not the API's: no answer about the call. Try again.
+      lastError = new Error(`answered ${status} ${JSON.stringify(body).slice(0, 200)}`);
     }
     throw new OperatorWalletUnreachable(path, lastError);
   }
+}
+
+/** A debit's, credit's or rollback's answer, if it is one the API defines. */
+function movementAnswer(status: number, body: unknown): OperatorWalletAnswer | undefined {
+  const answer = body as Partial<{
+    status: string;
+    transactionId: string;
+    balance: number;
+    code: string;
+    detail: string;
+  }>;
+  if (
+    status === 200 &&
+    answer.status === 'applied' &&
+    typeof answer.transactionId === 'string' &&
+    Number.isSafeInteger(answer.balance)
+  )
+    return {
+      outcome: 'applied',
+      transactionId: answer.transactionId,
+      balance: answer.balance as number,
+    };
+  if (
+    (status === 409 || status === 422) &&
+    answer.status === 'refused' &&
+    typeof answer.code === 'string' &&
+    REFUSAL_CODE.test(answer.code)
+  )
+    return {
+      outcome: 'refused',
+      code: answer.code,
+      detail: typeof answer.detail === 'string' ? answer.detail : '',
+    };
+  return undefined;
+}
+
+/** A status query's answer, if it is one the API defines. */
+function statusAnswer(status: number, body: unknown): OperatorCallStatus | undefined {
+  if (status !== 200) return undefined;
+  const answer = body as Partial<{ state: string; transactionId: string; code: string }>;
+  if (answer.state === 'unknown') return { state: 'unknown' };
+  if (
+    answer.state === 'refused' &&
+    typeof answer.code === 'string' &&
+    REFUSAL_CODE.test(answer.code)
+  )
+    return { state: 'refused', code: answer.code };
+  if (
+    (answer.state === 'applied' || answer.state === 'rolled-back') &&
+    typeof answer.transactionId === 'string'
+  )
+    return { state: answer.state, transactionId: answer.transactionId };
+  return undefined;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

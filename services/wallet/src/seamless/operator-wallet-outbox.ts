@@ -12,6 +12,7 @@ import {
   type OperatorWalletPort,
 } from '@croupier/contracts';
 import { WakeSignal, type ProjectionStorage, type RecordedEvent } from '@croupier/eventstore';
+import { OperatorWalletRejected } from './http-operator-wallet.js';
 import type { SeamlessWallet } from './seamless-wallet.js';
 
 /** A call the operator's wallet has not confirmed yet. */
@@ -204,8 +205,11 @@ export class OperatorWalletOutbox {
         );
         delivered++;
       } catch (error) {
-        // The wallet is away: the rest waits for the next pass.
         this.options.onError(error, call);
+        // A 4xx that is not a refusal (signature, body, route): the wallet did not take this call,
+        // which is kept and sent again at the next pass; the others may go through meanwhile.
+        if (error instanceof OperatorWalletRejected) continue;
+        // The wallet is away: the rest waits for the next pass.
         break;
       }
     }

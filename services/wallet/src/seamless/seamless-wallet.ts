@@ -45,13 +45,22 @@ export const operatorWalletAggregate: Aggregate<
 const eventIdOf = (event: OperatorWalletEvent): string =>
   deterministicId(event.type, event.data.key);
 
-/** What the wallet's refusal codes mean to a player placing a bet. */
+/**
+ * What the wallet's refusal codes of a debit mean to a player placing a bet
+ * (docs/wallet-integration.md#every-answer-and-what-croupier-does). `KEY_CONFLICT` and
+ * `ROLLED_BACK` speak of the key, not the player's money: the player's retry asks under a new key,
+ * so they are answered as the wallet's silence is (`UNAVAILABLE`). Any other code is the wallet's
+ * own, shown to the player as `OPERATOR_WALLET_REFUSED` with the code.
+ */
 const REFUSALS: Readonly<
-  Record<string, 'INSUFFICIENT_FUNDS' | 'CURRENCY_MISMATCH' | 'WALLET_NOT_FOUND'>
+  Record<string, 'INSUFFICIENT_FUNDS' | 'CURRENCY_MISMATCH' | 'WALLET_NOT_FOUND' | 'UNAVAILABLE'>
 > = {
   INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
   CURRENCY_MISMATCH: 'CURRENCY_MISMATCH',
   PLAYER_UNKNOWN: 'WALLET_NOT_FOUND',
+  KEY_CONFLICT: 'UNAVAILABLE',
+  ROLLED_BACK: 'UNAVAILABLE',
+  UNAVAILABLE: 'UNAVAILABLE',
 };
 
 /**
@@ -263,6 +272,8 @@ export class SeamlessWallet implements WalletPort {
             }
           : { type: 'FailDebit', betId, key: debit.key, outcome: 'refused', code: answer.code };
     } catch {
+      // No answer, or a 4xx that is not a refusal: either way the wallet's record of the key
+      // decides, in case it applied the debit after all.
       resolution = await this.byStatus(betId, debit.key);
     }
     const { state, events } = await this.run(playerId, resolution, context);
@@ -287,7 +298,7 @@ export class SeamlessWallet implements WalletPort {
       if (status.state === 'rolled-back')
         return { type: 'FailDebit', betId, key, outcome: 'refused', code: 'ROLLED_BACK' };
     } catch {
-      // The wallet does not answer at all: nothing can be known now.
+      // The wallet does not answer the status either (or rejects it): nothing can be known now.
     }
     // Unknown to the wallet, or no answer: the debit is given up and rolled back by its key, so
     // a debit still in flight is refused when it arrives, or given back if it was applied.
@@ -295,16 +306,28 @@ export class SeamlessWallet implements WalletPort {
   }
 }
 
-/** Why the stakes were refused: the wallet's refusal, or its silence. */
+/**
+ * Why the stakes were refused: a refusal of the player's money first (the wallet's named codes,
+ * then its own), its silence otherwise.
+ */
 function refusalOf(stakes: readonly StakeOf[], state: OperatorWalletState): StakeRefusal {
   const betIds = stakes.map((stake) => stake.betId);
   const codes = stakes.map((stake) => state.debits.get(stake.betId)?.failure ?? 'UNAVAILABLE');
-  const refusal = codes.map((code) => REFUSALS[code]).find((mapped) => mapped !== undefined);
-  if (refusal !== undefined)
+  const named = codes
+    .map((code) => REFUSALS[code])
+    .find((code) => code !== undefined && code !== 'UNAVAILABLE');
+  if (named !== undefined)
     return {
-      code: refusal,
+      code: named,
       message: `the operator's wallet refused the stake: ${codes.join(', ')}`,
       details: { betIds },
+    };
+  const own = codes.find((code) => REFUSALS[code] === undefined);
+  if (own !== undefined)
+    return {
+      code: 'OPERATOR_WALLET_REFUSED',
+      message: `the operator's wallet refused the stake: ${own}`,
+      details: { betIds, walletCode: own },
     };
   return {
     code: 'UNAVAILABLE',
