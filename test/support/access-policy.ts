@@ -109,6 +109,14 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /v1/settlements': { roles: ['operator', 'regulator'] },
   'GET /v1/operator-wallet/calls': { roles: ['operator', 'regulator'] },
   'GET /v1/settlements/players/:playerId': { roles: ['operator', 'regulator'] },
+  // The back office's floor (issue 26): staff who run or watch it.
+  'GET /v1/floor/sessions': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/floor/figures': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/floor/exposure': { roles: ['operator', 'supervisor', 'regulator'] },
+  // Reports for the regulator and the finance team (the operator's back office).
+  'GET /v1/reports/daily': { roles: ['operator', 'regulator'] },
+  'GET /v1/reports/daily.csv': { roles: ['operator', 'regulator'] },
+  'GET /v1/reports/rtp': { roles: ['operator', 'regulator'] },
   'POST /v1/admin/rebuild': { roles: ['operator'] },
   'GET /v1/admin/parked-messages': { roles: ['operator'] },
   'POST /v1/admin/parked-messages/:id/retry': { roles: ['operator'] },

@@ -46,6 +46,11 @@ export const COMMANDS: readonly CommandEntry[] = [
     load: async () => (await import('./commands/operator-calls.js')).operatorCallsCommand,
   },
   {
+    name: 'report',
+    summary: 'daily GGR and turnover, or observed RTP against exact, from a running Croupier',
+    load: async () => (await import('./commands/report.js')).reportCommand,
+  },
+  {
     name: 'audit',
     summary:
       "audit a round (its event trail, cards, third-card decisions, bets, payouts, wallet movements) or a player's wallet from its first movement (what justifies each), with a verdict (exit 1 if it does not verify)",

@@ -7,6 +7,8 @@ import { walletPlugin } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
+import { reportRoutes } from './floor/report-routes.js';
+import { floorRoutes } from './floor/routes.js';
 import { parkedMessageRoutes } from './parked-routes.js';
 import { supervisionRoutes } from './supervision-routes.js';
 import { roundHosting, walletHosting } from './hosting.js';
@@ -84,6 +86,8 @@ export async function buildApp(
   auditRoutes(app, system);
   supervisionRoutes(app, system);
   parkedMessageRoutes(app, system);
+  floorRoutes(app, system);
+  reportRoutes(app, system);
 
   app.get(
     '/v1/players/:playerId/history',

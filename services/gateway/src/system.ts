@@ -58,6 +58,8 @@ import {
 import type { GatewayConfig } from './config.js';
 import { roundHosting, walletHosting } from './hosting.js';
 import { CheckpointSigner, Notary } from './notary.js';
+import { ActiveSessions } from './floor/active-sessions.js';
+import { FloorFigures } from './floor/floor-figures.js';
 import { PlayerHistory } from './player-history.js';
 import { SignificantEventIndex } from './significant-event-index.js';
 
@@ -118,6 +120,10 @@ export class System {
   readonly board: TableBoard;
   readonly history: PlayerHistory;
   readonly significantEvents: SignificantEventIndex;
+  /** Players' sessions open now, for the floor (issue 26). */
+  readonly activeSessions: ActiveSessions;
+  /** The floor's figures and each table's round in play (issue 26). */
+  readonly floorFigures: FloorFigures;
   readonly pending: PendingDebits;
   /** Rounds a fault may hold up: waiting for a card, or paused (the watchdog's deadlines). */
   readonly dealingWatch: DealingWatch;
@@ -170,6 +176,8 @@ export class System {
     this.dealingWatch = this.readModels.register(new DealingWatch(documents));
     this.gameFigures = this.readModels.register(new GameFigures(documents));
     this.parkedMessages = this.readModels.register(new ParkedMessages(documents));
+    this.activeSessions = this.readModels.register(new ActiveSessions(documents));
+    this.floorFigures = this.readModels.register(new FloorFigures(documents));
     // Every service of the process decides through one handler: one state cache (bounded,
     // STATE_CACHE_SIZE), snapshots (SNAPSHOT_EVERY, ADR 0025), and commands on one stream queued
     // one after another across services (ADR 0007).

@@ -1,13 +1,15 @@
 import { ParkedMessages, type DurableProjection } from '@croupier/application';
-import { EVENT_TYPES } from '@croupier/contracts';
+import { EVENT_TYPES, presetConfig } from '@croupier/contracts';
 import { MemoryEventStore, type RecordedEvent } from '@croupier/eventstore';
 import { DealingWatch, PendingDebits, TableBoard } from '@croupier/round';
 import { GameFigures } from '@croupier/runtime';
 import { CommissionLedger, OperatorCallLedger, PendingOperatorCalls } from '@croupier/wallet';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { PlayerHistory } from '../src/player-history.js';
 import { SignificantEventIndex } from '../src/significant-event-index.js';
-import { as, playShoe, startCasino, type Casino } from './support/casino.js';
+import { ActiveSessions } from '../src/floor/active-sessions.js';
+import { FloorFigures } from '../src/floor/floor-figures.js';
+import { as, placeBetsAs, playShoe, startCasino, type Casino } from './support/casino.js';
 
 /**
  * Each read model's `handles` against what its `keysOf` does with the events of a whole shoe
@@ -29,6 +31,30 @@ beforeAll(async () => {
     clearRounds: [3],
   });
   const operator = as('olga', 'operator');
+  // A player's session (003), played a round and closed: the floor's session list reads it.
+  const alice = as('alice', 'player');
+  await casino.system.rounds.openSession(
+    {
+      sessionId: 's-declared',
+      config: presetConfig('touch'),
+      session: { ownerId: 'alice', idleTimeoutMs: 60_000 },
+    },
+    alice,
+  );
+  const { round: sessionRound } = await casino.system.rounds.sessionRound('s-declared', alice);
+  await placeBetsAs(casino.system, sessionRound.roundId, 'alice', [{ type: 'tie', amount: 100 }]);
+  await casino.system.rounds.clearBets(sessionRound.roundId, 'alice', alice);
+  await placeBetsAs(casino.system, sessionRound.roundId, 'alice', [
+    { type: 'player', amount: 100 },
+  ]);
+  await casino.system.rounds.dealAsPlayer(sessionRound.roundId, 'alice', 0, alice);
+  // The next round takes a bet and is voided when the session closes.
+  const next = await vi.waitFor(() => casino.system.rounds.sessionRound('s-declared', alice));
+  await placeBetsAs(casino.system, next.round.roundId, 'alice', [{ type: 'banker', amount: 100 }]);
+  await vi.waitFor(async () => {
+    if ((await casino.system.rounds.closeSessionStep('s-declared', 'done', alice)) !== 'closed')
+      throw new Error('the session is settling');
+  });
   await casino.system.rounds.changeDealer(tableId, 'dora', operator);
   const supervisor = as('sue', 'supervisor');
   await casino.system.rounds.pause(nextRoundId, 'table camera offline', supervisor);
@@ -49,6 +75,8 @@ beforeAll(async () => {
     new ParkedMessages(storage),
     new PendingOperatorCalls(storage),
     new OperatorCallLedger(storage),
+    new ActiveSessions(storage),
+    new FloorFigures(storage),
   ] as DurableProjection<unknown, string>[];
 }, 120_000);
 afterAll(() => casino.close());
