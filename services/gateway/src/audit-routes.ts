@@ -43,7 +43,15 @@ const hexSchema = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal 
  */
 export function auditRoutes(app: HttpApp, system: System): void {
   consoleRoutes(app);
+  disputeRoutes(app, system);
+  shoeRoutes(app, system);
+  checkpointRoutes(app, system);
+  recordRoutes(app, system);
+  rebuildRoutes(app, system);
+}
 
+/** A round's audit, a player's wallet audited from its first movement (real and play money). */
+function disputeRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/rounds/:roundId',
     {
@@ -112,7 +120,10 @@ export function auditRoutes(app: HttpApp, system: System): void {
       return auditWallet(evidence);
     },
   );
+}
 
+/** A shoe replayed from its events alone, and exported for verification offline. */
+function shoeRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/shoes/:shoeId/replay',
     {
@@ -144,6 +155,31 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
   );
 
+  app.get(
+    '/v1/audit/shoes/:shoeId/export',
+    {
+      config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },
+      schema: {
+        tags: ['audit'],
+        summary:
+          'A self-contained export of a shoe (every event, with verification instructions): `casino verify FILE` checks it offline',
+        params: z.object({ shoeId: shoeIdSchema }),
+        response: { 200: shoeExportSchema },
+      },
+    },
+    async (request, reply) => {
+      const evidence = await shoeEvidence(system, request.params.shoeId);
+      void reply.header(
+        'content-disposition',
+        `attachment; filename="shoe-${request.params.shoeId}.json"`,
+      );
+      return exportShoe(evidence);
+    },
+  );
+}
+
+/** The notary's published checkpoints, and a checkpoint verified against the store. */
+function checkpointRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/audit/checkpoints/:which',
     {
@@ -191,29 +227,10 @@ export function auditRoutes(app: HttpApp, system: System): void {
     },
     async (request) => verifyCheckpoint(system.store, request.body.checkpoint, request.body.keyId),
   );
+}
 
-  app.get(
-    '/v1/audit/shoes/:shoeId/export',
-    {
-      config: { roles: REGULATORS, problems: ['SHOE_NOT_FOUND'] },
-      schema: {
-        tags: ['audit'],
-        summary:
-          'A self-contained export of a shoe (every event, with verification instructions): `casino verify FILE` checks it offline',
-        params: z.object({ shoeId: shoeIdSchema }),
-        response: { 200: shoeExportSchema },
-      },
-    },
-    async (request, reply) => {
-      const evidence = await shoeEvidence(system, request.params.shoeId);
-      void reply.header(
-        'content-disposition',
-        `attachment; filename="shoe-${request.params.shoeId}.json"`,
-      );
-      return exportShoe(evidence);
-    },
-  );
-
+/** Game recall as CSV and the significant-events log. */
+function recordRoutes(app: HttpApp, system: System): void {
   app.get(
     '/v1/players/:playerId/history.csv',
     {
@@ -273,7 +290,10 @@ export function auditRoutes(app: HttpApp, system: System): void {
       });
     },
   );
+}
 
+/** Rebuilding the read models from the log, swapped in when done. */
+function rebuildRoutes(app: HttpApp, system: System): void {
   app.post(
     '/v1/admin/rebuild',
     {

@@ -357,9 +357,12 @@ describe('rebuilding the read models', () => {
     });
     expect(response.statusCode).toBe(200);
     expect([...response.json<{ projections: string[] }>().projections].sort()).toEqual([
+      'active-sessions',
       'commission-ledger',
       'dealing-watch',
+      'floor-figures',
       'game-figures',
+      'operator-wallet-ledger',
       'parked-messages',
       'pending-debits',
       'player-history',

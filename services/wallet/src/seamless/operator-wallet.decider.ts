@@ -155,44 +155,8 @@ export const operatorWalletDecider: Decider<
 > = {
   decide: (command: OperatorWalletCommand, state: OperatorWalletState): OperatorWalletEvent[] => {
     switch (command.type) {
-      case 'RequestDebits': {
-        const { playerId, roundId, currency } = command;
-        const conflicts = command.stakes.filter((stake) => {
-          const debit = state.debits.get(stake.betId);
-          return (
-            debit !== undefined &&
-            (debit.roundId !== roundId || debit.amount !== stake.amount || debit.closedBy !== null)
-          );
-        });
-        if (conflicts.length > 0) {
-          const betIds = conflicts.map((stake) => stake.betId);
-          throw new DomainError(
-            'ID_CONFLICT',
-            `betId ${betIds.join(', ')}: already used by another bet; a new bet needs a new id`,
-            { field: 'betId', betIds },
-          );
-        }
-        return command.stakes.flatMap((stake): OperatorWalletEvent[] => {
-          const debit = state.debits.get(stake.betId);
-          // Asked already (in flight or confirmed): the caller resolves it under its key.
-          if (debit !== undefined && debit.status !== 'failed') return [];
-          const attempt = (debit?.attempt ?? 0) + 1;
-          return [
-            {
-              type: 'OperatorDebitRequested',
-              data: {
-                playerId,
-                roundId,
-                betId: stake.betId,
-                amount: stake.amount,
-                currency,
-                key: debitKeyOf({ playerId, roundId, betId: stake.betId, attempt }),
-                attempt,
-              },
-            },
-          ];
-        });
-      }
+      case 'RequestDebits':
+        return requestDebits(command, state);
       case 'ConfirmDebit':
       case 'FailDebit': {
         const debit = state.debits.get(command.betId);
@@ -307,3 +271,50 @@ export const operatorWalletDecider: Decider<
   evolve,
   initialState: initialOperatorWalletState,
 };
+
+/**
+ * Asks the operator's wallet for each stake not asked yet (a stake whose last attempt failed is
+ * asked again under a new key); a bet id that names another round, amount or a closed debit is
+ * ID_CONFLICT, and nothing is asked.
+ */
+function requestDebits(
+  command: Extract<OperatorWalletCommand, { type: 'RequestDebits' }>,
+  state: OperatorWalletState,
+): OperatorWalletEvent[] {
+  const { playerId, roundId, currency } = command;
+  const conflicts = command.stakes.filter((stake) => {
+    const debit = state.debits.get(stake.betId);
+    return (
+      debit !== undefined &&
+      (debit.roundId !== roundId || debit.amount !== stake.amount || debit.closedBy !== null)
+    );
+  });
+  if (conflicts.length > 0) {
+    const betIds = conflicts.map((stake) => stake.betId);
+    throw new DomainError(
+      'ID_CONFLICT',
+      `betId ${betIds.join(', ')}: already used by another bet; a new bet needs a new id`,
+      { field: 'betId', betIds },
+    );
+  }
+  return command.stakes.flatMap((stake): OperatorWalletEvent[] => {
+    const debit = state.debits.get(stake.betId);
+    // Asked already (in flight or confirmed): the caller resolves it under its key.
+    if (debit !== undefined && debit.status !== 'failed') return [];
+    const attempt = (debit?.attempt ?? 0) + 1;
+    return [
+      {
+        type: 'OperatorDebitRequested',
+        data: {
+          playerId,
+          roundId,
+          betId: stake.betId,
+          amount: stake.amount,
+          currency,
+          key: debitKeyOf({ playerId, roundId, betId: stake.betId, attempt }),
+          attempt,
+        },
+      },
+    ];
+  });
+}
