@@ -88,7 +88,7 @@ describe('the floor, as the back office sees it', () => {
   let harness: Harness;
   beforeAll(async () => {
     harness = await startHarness({ store: 'memory', gateway: true });
-    await fund(harness.api, ['fia', 'fred', 'flora'], 1_000_000);
+    await fund(harness.api, ['flo-fia', 'flo-fred', 'flora'], 1_000_000);
   });
   afterAll(async () => {
     await harness.close();
@@ -110,30 +110,30 @@ describe('the floor, as the back office sees it', () => {
 
   it('lists the sessions open now with player, game, rounds, stakes and last activity; a closed one leaves', async () => {
     const { api } = harness;
-    const touch = await openSession('fia', { preset: 'touch' });
-    const single = await openSession('fred', { preset: 'single-deck' });
+    const touch = await openSession('flo-fia', { preset: 'touch' });
+    const single = await openSession('flo-fred', { preset: 'single-deck' });
     expectStatus(await api.as('player', 'flora').post('/v1/wallets/flora/play-money'), 200);
     const fun = await openSession('flora', { preset: 'touch', mode: 'fun' });
 
     // Fia plays one round to its settlement and puts a bet on the next.
-    const first = await sessionRound('fia', touch);
+    const first = await sessionRound('flo-fia', touch);
     expectStatus(
-      await placeBets(api, first.roundId, 'fia', [{ type: 'banker', amount: 300 }]),
+      await placeBets(api, first.roundId, 'flo-fia', [{ type: 'banker', amount: 300 }]),
       201,
     );
-    expectStatus(await api.as('player', 'fia').post(`/v1/rounds/${first.roundId}/deal`), 200);
+    expectStatus(await api.as('player', 'flo-fia').post(`/v1/rounds/${first.roundId}/deal`), 200);
     const paid = await settled(api, first.roundId);
     const returned = paid.settlement!.lines.reduce((sum, line) => sum + line.payout, 0);
-    const second = await sessionRound('fia', touch);
+    const second = await sessionRound('flo-fia', touch);
     expectStatus(
-      await placeBets(api, second.roundId, 'fia', [{ type: 'player', amount: 200 }]),
+      await placeBets(api, second.roundId, 'flo-fia', [{ type: 'player', amount: 200 }]),
       201,
     );
 
     const sessions = await floorSessions();
     const byId = new Map(sessions.map((session) => [session.sessionId, session]));
     expect(byId.get(touch)).toMatchObject({
-      playerId: 'fia',
+      playerId: 'flo-fia',
       game: 'touch',
       mode: 'real',
       currency: 'EUR',
@@ -143,7 +143,7 @@ describe('the floor, as the back office sees it', () => {
       currentRound: { roundId: second.roundId, status: 'betting' },
     });
     expect(byId.get(single)).toMatchObject({
-      playerId: 'fred',
+      playerId: 'flo-fred',
       game: 'single-deck',
       rounds: 0,
       staked: 0,
@@ -155,7 +155,7 @@ describe('the floor, as the back office sees it', () => {
     // Only sessions: no shared table is listed.
     expect(sessions.every((session) => session.sessionId.startsWith('s-'))).toBe(true);
 
-    expectStatus(await api.as('player', 'fred').post(`/v1/sessions/${single}/close`), 200);
+    expectStatus(await api.as('player', 'flo-fred').post(`/v1/sessions/${single}/close`), 200);
     expect((await floorSessions()).map((session) => session.sessionId)).not.toContain(single);
   });
 
@@ -171,10 +171,10 @@ describe('the floor, as the back office sees it', () => {
     const { api } = harness;
     await openTable(api, 'floor-live', 'live');
     await openTable(api, 'floor-land', 'land-based');
-    await fund(api, ['lou', 'lea', 'sam'], 1_000_000);
+    await fund(api, ['lou', 'flo-lea', 'flo-sam'], 1_000_000);
     for (const [player, seat] of [
       ['lou', 1],
-      ['lea', 4],
+      ['flo-lea', 4],
     ] as const)
       expectStatus(await api.as('player', player).post(`/v1/tables/floor-land/seats/${seat}`), 201);
     // Three rounds each, and on the land-based table until a Banker win has accrued commission.
@@ -187,24 +187,24 @@ describe('the floor, as the back office sees it', () => {
             { type: 'banker', amount: 1_000 + i, bankerMode: 'commission' },
             { type: 'player_pair', amount: 100 },
           ],
-          lea: [{ type: 'player', amount: 700 }],
+          'flo-lea': [{ type: 'player', amount: 700 }],
         }),
       );
       played.land.push(
         await playRound(api, 'floor-land', {
           lou: [{ type: 'banker', amount: 2_000, bankerMode: 'commission', seat: 1 }],
-          lea: [{ type: 'tie', amount: 1_000, seat: 4 }],
+          'flo-lea': [{ type: 'tie', amount: 1_000, seat: 4 }],
         }),
       );
     }
     // A session round of 003.
-    const session = await openSession('sam', { preset: 'touch' });
-    const round = await sessionRound('sam', session);
+    const session = await openSession('flo-sam', { preset: 'touch' });
+    const round = await sessionRound('flo-sam', session);
     expectStatus(
-      await placeBets(api, round.roundId, 'sam', [{ type: 'banker', amount: 500 }]),
+      await placeBets(api, round.roundId, 'flo-sam', [{ type: 'banker', amount: 500 }]),
       201,
     );
-    expectStatus(await api.as('player', 'sam').post(`/v1/rounds/${round.roundId}/deal`), 200);
+    expectStatus(await api.as('player', 'flo-sam').post(`/v1/rounds/${round.roundId}/deal`), 200);
     played.sessions.push(await settled(api, round.roundId));
 
     const range = expectStatus(
@@ -301,7 +301,7 @@ describe('the floor, as the back office sees it', () => {
       201,
     );
     expectStatus(
-      await placeBets(api, round.roundId, 'lea', [{ type: 'player', amount: 600 }]),
+      await placeBets(api, round.roundId, 'flo-lea', [{ type: 'player', amount: 600 }]),
       201,
     );
     const { tables } = expectStatus(

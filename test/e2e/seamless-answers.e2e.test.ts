@@ -33,6 +33,8 @@ describe('seamless mode: every class of answer, and what Croupier does with it',
     wallet = await startOperatorWallet();
     harness = await startHarness({
       store: 'memory',
+      // Distributed: the parked-messages list the outbox tests read is the gateway's.
+      gateway: true,
       env: {
         WALLET_MODE: 'seamless',
         OPERATOR_WALLET_URL: wallet.url,
