@@ -18,6 +18,26 @@ export function textTable(header: readonly string[], rows: readonly (readonly st
   );
 }
 
+/**
+ * Renders rows as columns padded to their widest cell, separated by two spaces, with no rule under
+ * the header; the columns named in `rightAligned` (numbers) are padded on the left.
+ */
+export function alignedColumns(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: ReadonlySet<number>,
+): string {
+  const widths = header.map((title, i) =>
+    Math.max(title.length, ...rows.map((row) => row[i]!.length)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (rightAligned.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
 /** Compact counts: 1234567 -> "1.23M". */
 export function compact(count: number): string {
   if (count >= 1e9) return `${(count / 1e9).toFixed(2)}G`;

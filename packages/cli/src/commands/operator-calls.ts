@@ -2,6 +2,7 @@ import { isoTimestampSchema, playerIdSchema } from '@croupier/contracts';
 import type { Command, CommandIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { integerOption, parseOptions } from '../options.js';
+import { alignedColumns } from '../format.js';
 import { ApiError, getFromApi, tokenFor } from './reconcile.js';
 
 /** One call of GET /v1/operator-wallet/calls, as far as this command reads it. */
@@ -93,15 +94,7 @@ function readable(calls: readonly Call[]): string {
     c.key,
     c.code ?? c.transactionId ?? '-',
   ]);
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => row[i]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (i === 6 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return alignedColumns(header, rows, new Set([6]));
 }
 
 function print(io: CommandIo, page: Page, json: boolean): void {

@@ -4,6 +4,7 @@ import { TokenAuthority } from '@croupier/http';
 import type { Command, CommandIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { integerOption, parseOptions } from '../options.js';
+import { alignedColumns } from '../format.js';
 
 /** A page of GET /v1/settlements. */
 interface Page {
@@ -124,16 +125,7 @@ function readable(messages: readonly WalletMessage[]): string {
     'cur',
     'message',
   ];
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => row[i]!.length)),
-  );
-  const numeric = new Set([3, 7, 8]);
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
+  return alignedColumns(header, rows, new Set([3, 7, 8]));
 }
 
 function print(io: CommandIo, page: Page, json: boolean): void {

@@ -1,6 +1,7 @@
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { parseOptions } from '../options.js';
+import { alignedColumns } from '../format.js';
 import { apiToken, callApi, reportingUnavailable } from './audit-access.js';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -25,19 +26,6 @@ interface RtpRow {
   ci95: [number, number] | null;
   exactRtp: number | null;
   exactWithinInterval: boolean | null;
-}
-
-/** Columns padded to their widest cell, numbers to the right. */
-function columns(header: readonly string[], rows: readonly string[][], numeric: Set<number>) {
-  const widths = header.map((title, i) =>
-    Math.max(title.length, ...rows.map((row) => row[i]!.length)),
-  );
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, i) => (numeric.has(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
 const percent = (value: number | null, digits = 4) =>
@@ -97,7 +85,7 @@ export const reportCommand: Command = {
           row.holdPercent === null ? '-' : `${row.holdPercent.toFixed(4)}%`,
         ]);
         io.stdout(
-          columns(
+          alignedColumns(
             ['date', 'table/game', 'cur', 'rounds', 'turnover', 'ggr', 'hold'],
             rows,
             new Set([3, 4, 5, 6]),
@@ -116,7 +104,7 @@ export const reportCommand: Command = {
         row.exactWithinInterval === null ? '-' : row.exactWithinInterval ? 'yes' : 'NO',
       ]);
       io.stdout(
-        columns(
+        alignedColumns(
           ['table/game', 'cur', 'bet', 'bets', 'observed', '95% interval', 'exact', 'within'],
           rows,
           new Set([3, 4, 6]),
