@@ -113,6 +113,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   // The back office's floor (issue 26): staff who run or watch it.
   'GET /v1/floor/sessions': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/floor/figures': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/floor/figures/hourly': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/floor/exposure': { roles: ['operator', 'supervisor', 'regulator'] },
   // Reports for the regulator and the finance team (the operator's back office).
   'GET /v1/reports/daily': { roles: ['operator', 'regulator'] },
