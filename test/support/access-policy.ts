@@ -39,6 +39,9 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /console': PUBLIC,
   'GET /console/console.js': PUBLIC,
   'GET /console/console.css': PUBLIC,
+  'GET /console/floor.js': PUBLIC,
+  'GET /console/charts.js': PUBLIC,
+  'GET /console/floor.css': PUBLIC,
   'GET /console/roads.js': PUBLIC,
   'GET /console/money.js': PUBLIC,
   // Business figures: the operator's and the regulator's (METRICS_PUBLIC is off by default).
