@@ -1,3 +1,4 @@
+import { analyze } from '@croupier/baccarat';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import {
@@ -64,6 +65,36 @@ function expectedOf(rounds: readonly RoundView[], accrued: boolean) {
     activePlayers: players.size,
     byType,
   };
+}
+
+interface HourlyFigures {
+  from: string;
+  to: string;
+  series: {
+    scope: 'table' | 'game';
+    id: string;
+    currency: string;
+    hours: {
+      hour: string;
+      rounds: number;
+      turnover: number;
+      returned: number;
+      accruedCommission: number;
+      ggr: number;
+    }[];
+    rtp: {
+      betType: string;
+      exactRtp: number | null;
+      points: {
+        until: string;
+        bets: number;
+        turnover: number;
+        netReturned: number;
+        observedRtp: number;
+        expected95: [number, number] | null;
+      }[];
+    }[];
+  }[];
 }
 
 interface ActiveSession {
@@ -331,6 +362,94 @@ describe('the floor, as the back office sees it', () => {
     });
     expect(exposure.sideBets).toEqual({ player_pair: { staked: 100, largestReturn: 1_200 } });
     expect(exposure.worstCaseReturns).toBe(3_700);
+  });
+
+  it('gives the figures hour by hour: GGR per hour, and RTP over time against its expected band', async () => {
+    const { api } = harness;
+    const from = new Date(testHour).toISOString();
+    const to = new Date(testHour + 2 * HOUR).toISOString();
+    const hourly = expectStatus(
+      await api
+        .as('supervisor')
+        .get<HourlyFigures>(`/v1/floor/figures/hourly?from=${from}&to=${to}`),
+      200,
+    );
+    expect(hourly).toMatchObject({ from, to });
+    const range = expectStatus(
+      await api
+        .as('supervisor')
+        .get<FloorFigures>(`/v1/floor/figures?period=range&from=${from}&to=${to}`),
+      200,
+    );
+    const series = (id: string) =>
+      hourly.series.find((s) => s.scope === 'table' && s.id === id && s.currency === 'EUR')!;
+    // The hours add up to the period's figures, hour after hour.
+    for (const id of ['floor-live', 'floor-land']) {
+      const { hours } = series(id);
+      const figures = range.tables.find((t) => t.tableId === id)!;
+      expect(hours.length, id).toBeGreaterThanOrEqual(1);
+      expect(hours.map((h) => h.hour)).toEqual([...hours.map((h) => h.hour)].sort());
+      expect(hours.every((h) => Date.parse(h.hour) % HOUR === 0)).toBe(true);
+      const sum = (field: 'rounds' | 'turnover' | 'returned' | 'accruedCommission' | 'ggr') =>
+        hours.reduce((total, hour) => total + hour[field], 0);
+      expect(
+        {
+          rounds: sum('rounds'),
+          turnover: sum('turnover'),
+          returned: sum('returned'),
+          accruedCommission: sum('accruedCommission'),
+          ggr: sum('ggr'),
+        },
+        id,
+      ).toEqual({
+        rounds: figures.rounds,
+        turnover: figures.turnover,
+        returned: figures.returned,
+        accruedCommission: figures.accruedCommission,
+        ggr: figures.ggr,
+      });
+    }
+    expect(hourly.series.some((s) => s.scope === 'game' && s.id === 'touch')).toBe(true);
+    expect(hourly.series.some((s) => s.currency === 'FUN')).toBe(false);
+
+    // Banker's RTP at the live table: the last point adds up every Banker bet of the period.
+    const banker = series('floor-live').rtp.find((r) => r.betType === 'banker')!;
+    const stakes = played.live
+      .filter((round) => round.settlement !== null)
+      .flatMap((round) => round.bets.filter((bet) => bet.type === 'banker'))
+      .map((bet) => bet.amount);
+    const last = banker.points.at(-1)!;
+    const turnover = stakes.reduce((sum, stake) => sum + stake, 0);
+    expect(last).toMatchObject({ bets: stakes.length, turnover });
+    expect(last.observedRtp).toBeCloseTo(last.netReturned / turnover, 12);
+    // The band: Banker's exact RTP ± 1.96 σ √Σstake² / Σstake, σ² the variance of what a unit
+    // staked returns (1.95 on a Banker win, 1 on a tie, else 0) off a full 8-deck shoe.
+    const { probabilities: p, bets } = analyze(8);
+    const mean = 1.95 * p.banker + p.tie;
+    const variance = 1.95 * 1.95 * p.banker + p.tie - mean * mean;
+    const half =
+      (1.959963984540054 *
+        Math.sqrt(variance * stakes.reduce((sum, stake) => sum + stake * stake, 0))) /
+      turnover;
+    expect(banker.exactRtp).toBeCloseTo(bets.banker.rtp, 12);
+    expect(last.expected95![0]).toBeCloseTo(bets.banker.rtp - half, 9);
+    expect(last.expected95![1]).toBeCloseTo(bets.banker.rtp + half, 9);
+    // Points add up over time: each counts at least the bets of the one before.
+    for (const [before, after] of banker.points.slice(1).map((p, i) => [banker.points[i]!, p]))
+      expect(after!.bets).toBeGreaterThan(before!.bets);
+    expect(
+      series('floor-live')
+        .rtp.map((r) => r.betType)
+        .sort(),
+    ).toEqual(['banker', 'player', 'player_pair']);
+
+    const offHour = await api
+      .as('operator')
+      .get(`/v1/floor/figures/hourly?from=2026-12-01T10:30:00Z&to=${to}`);
+    expect(offHour.status).toBe(400);
+    expect(JSON.stringify(offHour.body)).toContain('querystring.from');
+    const missing = await api.as('operator').get(`/v1/floor/figures/hourly?from=${from}`);
+    expect(missing.status).toBe(400);
   });
 
   it('refuses a period it cannot answer, naming the field', async () => {

@@ -39,6 +39,9 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /console': PUBLIC,
   'GET /console/console.js': PUBLIC,
   'GET /console/console.css': PUBLIC,
+  'GET /console/floor.js': PUBLIC,
+  'GET /console/charts.js': PUBLIC,
+  'GET /console/floor.css': PUBLIC,
   'GET /console/roads.js': PUBLIC,
   'GET /console/money.js': PUBLIC,
   // Business figures: the operator's and the regulator's (METRICS_PUBLIC is off by default).
@@ -113,6 +116,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   // The back office's floor (issue 26): staff who run or watch it.
   'GET /v1/floor/sessions': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/floor/figures': { roles: ['operator', 'supervisor', 'regulator'] },
+  'GET /v1/floor/figures/hourly': { roles: ['operator', 'supervisor', 'regulator'] },
   'GET /v1/floor/exposure': { roles: ['operator', 'supervisor', 'regulator'] },
   // Reports for the regulator and the finance team (the operator's back office).
   'GET /v1/reports/daily': { roles: ['operator', 'regulator'] },

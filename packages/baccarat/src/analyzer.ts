@@ -23,6 +23,12 @@ export interface BetAnalysis {
   /** The exact RTP as a reduced fraction "numerator/denominator". */
   readonly exactRtp: string;
   /**
+   * Variance of the return per unit staked, off the top of a full shoe: how far an observed RTP
+   * strays from `rtp` by chance (over n equal independent bets, a standard deviation of
+   * sqrt(variance / n)), which the floor's charts draw as the expected band.
+   */
+  readonly variance: number;
+  /**
    * With `stake`: the expected return per unit staked of a bet of exactly that many minor units,
    * every payout rounded down to the minor unit as settlement pays it (a 10-unit Banker win
    * returns 19, not 19.5), and accrued commission counted as paid. At most `rtp`.
@@ -182,11 +188,18 @@ const reduced = (num: bigint, den: bigint): string => {
   return `${num / divisor}/${den / divisor}`;
 };
 
-function betAnalysis(num: bigint, den: bigint): BetAnalysis {
+/**
+ * A bet's analysis from Σ count·return = num over den = deals·unit, and Σ count·return² =
+ * squares (returns in the same units): the variance E[X²] - E[X]², with X per unit staked, is
+ * (squares·deals - num²) / (deals·unit)².
+ */
+function betAnalysis(num: bigint, den: bigint, squares: bigint, unit = 1n): BetAnalysis {
+  const deals = den / unit;
   return {
     rtp: fractionToNumber(num, den),
     houseEdge: fractionToNumber(den - num, den),
     exactRtp: reduced(num, den),
+    variance: fractionToNumber(squares * deals - num * num, den * den),
   };
 }
 
@@ -250,27 +263,31 @@ export function analyze(decks: number, options: AnalyzeOptions = {}): Analysis {
     if (type === 'perfect_pair') {
       const { wins, total: deals } = countPerfectPairDeals(decks);
       const ret = verdictReturn({ result: 'win', odds: { num: 25, den: 1 } });
-      const analysis = betAnalysis(wins * BigInt(ret.num), deals * BigInt(ret.den));
+      const won = BigInt(ret.num / ret.den);
+      const analysis = betAnalysis(wins * won, deals, wins * won * won);
       if (stake === undefined) return analysis;
       // 25 to 1 pays whole minor units: the win returns 26 stakes exactly, at any stake.
-      const won = BigInt(stake) * 26n;
+      const paid = BigInt(stake) * won;
       const den = deals * BigInt(stake);
       return {
         ...analysis,
-        effectiveRtp: fractionToNumber(wins * won, den),
-        exactEffectiveRtp: reduced(wins * won, den),
+        effectiveRtp: fractionToNumber(wins * paid, den),
+        exactEffectiveRtp: reduced(wins * paid, den),
       };
     }
     let num = 0n;
+    let squares = 0n;
     const den = 40n; // a common multiple of every paytable denominator (2, 20, 40)
     for (const { code, count } of outcomes) {
       const ret: Odds = verdictReturn(
         betVerdict(type, decodeOutcome(code), bankerMode, { tieOdds }),
       );
       if (40 % ret.den !== 0) throw new Error(`denominator ${ret.den} does not divide 40`);
-      num += count * BigInt(ret.num * (40 / ret.den));
+      const fortieths = BigInt(ret.num * (40 / ret.den));
+      num += count * fortieths;
+      squares += count * fortieths * fortieths;
     }
-    const analysis = betAnalysis(num, BigInt(total) * den);
+    const analysis = betAnalysis(num, BigInt(total) * den, squares, den);
     return stake === undefined
       ? analysis
       : { ...analysis, ...effectiveOf(type, bankerMode, stake) };

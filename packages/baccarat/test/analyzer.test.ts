@@ -57,6 +57,36 @@ describe('exact analysis', () => {
 
   it('prices a perfect pair at zero with one deck, where it cannot happen', () => {
     expect(analyze(1).bets.perfect_pair.rtp).toBe(0);
+    expect(analyze(1).bets.perfect_pair.variance).toBe(0);
+  });
+
+  it("gives each main bet's variance per unit staked from the winners' probabilities", () => {
+    const { banker: b, player: p, tie: t } = eight.probabilities;
+    // Returns per unit staked: Player 2 or the stake back on a tie; Banker 1.95 (5% commission)
+    // or the stake back; Tie 9 (8 to 1).
+    const varianceOf = (outcomes: [number, number][]) => {
+      const mean = outcomes.reduce((sum, [x, q]) => sum + x * q, 0);
+      return outcomes.reduce((sum, [x, q]) => sum + x * x * q, 0) - mean * mean;
+    };
+    expect(eight.bets.player.variance).toBeCloseTo(
+      varianceOf([
+        [2, p],
+        [1, t],
+      ]),
+      12,
+    );
+    expect(eight.bets.banker.variance).toBeCloseTo(
+      varianceOf([
+        [1.95, b],
+        [1, t],
+      ]),
+      12,
+    );
+    expect(eight.bets.tie.variance).toBeCloseTo(varianceOf([[9, t]]), 12);
+    // A 25-to-1 perfect pair: 26 stakes back with the probability RTP / 26.
+    const q = eight.bets.perfect_pair.rtp / 26;
+    expect(eight.bets.perfect_pair.variance).toBeCloseTo(26 * 26 * q * (1 - q), 10);
+    for (const bet of Object.values(eight.bets)) expect(bet.variance).toBeGreaterThan(0);
   });
 });
 

@@ -7,6 +7,7 @@ import { walletPlugin } from '@croupier/wallet';
 import type { FastifyServerOptions } from 'fastify';
 import { z } from 'zod';
 import { auditRoutes } from './audit-routes.js';
+import { hourlyRoutes } from './floor/hourly-routes.js';
 import { reportRoutes } from './floor/report-routes.js';
 import { floorRoutes } from './floor/routes.js';
 import { parkedMessageRoutes } from './parked-routes.js';
@@ -87,6 +88,7 @@ export async function buildApp(
   supervisionRoutes(app, system);
   parkedMessageRoutes(app, system);
   floorRoutes(app, system);
+  hourlyRoutes(app, system);
   reportRoutes(app, system);
 
   app.get(

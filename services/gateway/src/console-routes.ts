@@ -15,6 +15,9 @@ const FILES = {
   '/console/roads.js': { file: 'roads.js', type: 'text/javascript; charset=utf-8' },
   '/console/money.js': { file: 'money.js', type: 'text/javascript; charset=utf-8' },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
+  '/console/floor.js': { file: 'floor.js', type: 'text/javascript; charset=utf-8' },
+  '/console/charts.js': { file: 'charts.js', type: 'text/javascript; charset=utf-8' },
+  '/console/floor.css': { file: 'floor.css', type: 'text/css; charset=utf-8' },
 } as const;
 
 /**

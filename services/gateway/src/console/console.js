@@ -1,6 +1,7 @@
 // @ts-check
 /* global document, sessionStorage, fetch, location, URLSearchParams, history, atob, setInterval, clearInterval, setTimeout, AbortController, TextDecoderStream */
 import { cellsOf, ROWS } from './roads.js';
+import { showFloor } from './floor.js';
 // MINOR_UNIT_EXPONENTS is appended to money.js as it is served (console-routes.ts).
 import { formatMoney, MINOR_UNIT_EXPONENTS } from './money.js';
 
@@ -776,6 +777,7 @@ byId('token-form').addEventListener('submit', (event) => {
   showTokenState();
   // Signed in with nothing else asked for: what a pit boss needs first.
   if (!location.hash || location.hash === '#pit') void run(showPit);
+  else if (location.hash === '#floor') void run(floorView);
 });
 byId('forget').addEventListener('click', () => {
   sessionStorage.removeItem(TOKEN_KEY);
@@ -786,15 +788,20 @@ finder('round-form', 'round-id', 'round', showRound);
 finder('shoe-form', 'shoe-id', 'shoe', showShoe);
 finder('table-form', 'table-id', 'table', showRoads);
 
+/** The floor view (floor.js) draws with the console's own page, calls and money. */
+const floorView = () => showFloor({ view, api, say, money, el });
+
 function fromLocation() {
   const params = new URLSearchParams(location.hash.slice(1));
   const round = params.get('round');
   const shoe = params.get('shoe');
   const table = params.get('table');
-  if (round || shoe || table) leavePit();
+  const floor = params.has('floor');
+  if (round || shoe || table || floor) leavePit();
   if (round) void run(() => showRound(round));
   else if (shoe) void run(() => showShoe(shoe));
   else if (table) void run(() => showRoads(table));
+  else if (floor) void run(floorView);
   else if (token()) void run(showPit);
 }
 globalThis.addEventListener('hashchange', fromLocation);

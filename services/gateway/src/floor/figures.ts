@@ -43,7 +43,7 @@ export const NO_FIGURES: Figures = {
   players: [],
 };
 
-const NO_BETS: BetTypeFigures = { bets: 0, turnover: 0, returned: 0, accruedCommission: 0 };
+export const NO_BETS: BetTypeFigures = { bets: 0, turnover: 0, returned: 0, accruedCommission: 0 };
 
 /** What one settlement or resettlement adds to a scope's figures. */
 export interface FiguresDelta {
@@ -72,7 +72,8 @@ const addSquares = (a: BetTypeFigures['squares'], b: BetTypeFigures['squares']) 
   return { rr: x.rr + y.rr, ss: x.ss + y.ss, sr: x.sr + y.sr };
 };
 
-const addBets = (a: BetTypeFigures, b: BetTypeFigures): BetTypeFigures => ({
+/** A bet type's figures plus another's, the squares too. */
+export const addBets = (a: BetTypeFigures, b: BetTypeFigures): BetTypeFigures => ({
   bets: a.bets + b.bets,
   turnover: a.turnover + b.turnover,
   returned: a.returned + b.returned,

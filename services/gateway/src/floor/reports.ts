@@ -18,7 +18,7 @@ export interface DailyRow {
   readonly activePlayers: number;
 }
 
-const groupBy = <T>(items: readonly T[], keyOf: (item: T) => string): T[][] => {
+export const groupBy = <T>(items: readonly T[], keyOf: (item: T) => string): T[][] => {
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
   return [...groups.values()];
@@ -115,7 +115,7 @@ export interface RtpRow {
 }
 
 /** The normal quantile of a two-sided 95% interval. */
-const Z95 = 1.959963984540054;
+export const Z95 = 1.959963984540054;
 
 /**
  * The 95% interval of a ratio of sums R = Σr/Σs over n bets (the delta method):
@@ -134,7 +134,7 @@ function ci95Of(bets: BetTypeFigures, net: number): [number, number] | null {
 
 const exactRtps = new Map<string, ReturnType<typeof analyze>>();
 /** The exact analysis of a shoe (cached: it is the same for every table of its decks and odds). */
-function exactOf(decks: number, tieOdds: number) {
+export function exactOf(decks: number, tieOdds: number) {
   const key = `${decks}/${tieOdds}`;
   let analysis = exactRtps.get(key);
   if (analysis === undefined) {

@@ -26,6 +26,19 @@ const hourOf = (field: string, value: string): number => {
   return at;
 };
 
+/** Whole hours [from, to), refused with the field named when not a period the figures answer. */
+export function hourRange(from: string, to: string): { start: number; end: number } {
+  const start = hourOf('querystring.from', from);
+  const end = hourOf('querystring.to', to);
+  if (end <= start || end - start > MAX_PERIOD_HOURS * HOUR_MS)
+    throw new DomainError(
+      'VALIDATION_ERROR',
+      `querystring.to: must be after from, by at most ${MAX_PERIOD_HOURS} hours`,
+      { field: 'querystring.to' },
+    );
+  return { start, end };
+}
+
 const exposureSchema = z.object({
   roundId: z.string(),
   mainStaked: z.number().int(),
@@ -41,7 +54,7 @@ const exposureSchema = z.object({
 });
 
 /** Who runs the floor: what supervisors, operators and regulators read (docs/security.md). */
-const FLOOR_STAFF = ['supervisor', 'operator', 'regulator'] as const;
+export const FLOOR_STAFF = ['supervisor', 'operator', 'regulator'] as const;
 
 const activeSessionSchema = z.object({
   sessionId: z.string(),
@@ -159,14 +172,7 @@ export function floorRoutes(app: HttpApp, system: System): void {
             field,
           });
         }
-        start = hourOf('querystring.from', from);
-        end = hourOf('querystring.to', to);
-        if (end <= start || end - start > MAX_PERIOD_HOURS * HOUR_MS)
-          throw new DomainError(
-            'VALIDATION_ERROR',
-            `querystring.to: must be after from, by at most ${MAX_PERIOD_HOURS} hours`,
-            { field: 'querystring.to' },
-          );
+        ({ start, end } = hourRange(from, to));
         buckets = await figures.buckets(HOURS, start, end);
       }
       return {
