@@ -267,7 +267,7 @@ function recordRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['audit'],
         summary:
-          'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, balance adjustments',
+          'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, scanner shoes dealt past their cut card unreported (`cut-card-passed`), balance adjustments',
         querystring: z.strictObject({
           from: isoTimestampSchema.optional(),
           to: isoTimestampSchema.optional(),
