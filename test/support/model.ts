@@ -1048,6 +1048,8 @@ export async function finishRun(model: Model, world: World): Promise<void> {
         .as('supervisor')
         .post(`/v1/tables/${world.tables.land}/dealer`, { dealerId: 'model-dealer-last' });
     problems.push(...(await commissionProblems(model, world)));
+    // ...and the seat ledger says the same once the last shift's collection is through.
+    problems.push(...(await seatLedgerProblems(world)));
   }
   // Play money is a wallet of its own (ADR 0030): the real money's check leaves fun rounds out,
   // and the fun wallet's audit and the spots check them.
