@@ -61,7 +61,12 @@ describe('seats of a land-based table (002)', () => {
     );
     expect(seen.seats.filter((s) => s.taken)).toHaveLength(7);
     expect(seen.seats.filter((s) => s.playerId !== null)).toEqual([
-      { seat: 1, taken: true, playerId: 'ana' },
+      {
+        seat: 1,
+        taken: true,
+        playerId: 'ana',
+        commission: { shift: 0, atDealerChange: 0, players: [] },
+      },
     ]);
     // Leaving frees the seat for another player; only the one sitting there leaves it.
     const notMine = await harness.api.as('player', 'hal').delete('/v1/tables/seats-e2e/seats/7');

@@ -44,6 +44,7 @@ export const ACCESS_POLICY: Readonly<Record<string, Rule>> = {
   'GET /console/floor.css': PUBLIC,
   'GET /console/roads.js': PUBLIC,
   'GET /console/money.js': PUBLIC,
+  'GET /console/actions.js': PUBLIC,
   // Business figures: the operator's and the regulator's (METRICS_PUBLIC is off by default).
   'GET /metrics': { roles: ['operator', 'regulator'] },
 

@@ -1042,11 +1042,14 @@ export async function finishRun(model: Model, world: World): Promise<void> {
     // Every settlement applied, the last shift ends (a dealer change; a closed table's ended
     // with it), and its collection, which follows the change, is waited for.
     await settledEverywhere(world.store);
+    problems.push(...(await seatLedgerProblems(world)));
     if (!model.tables.land.closed)
       await api
         .as('supervisor')
         .post(`/v1/tables/${world.tables.land}/dealer`, { dealerId: 'model-dealer-last' });
     problems.push(...(await commissionProblems(model, world)));
+    // ...and the seat ledger says the same once the last shift's collection is through.
+    problems.push(...(await seatLedgerProblems(world)));
   }
   // Play money is a wallet of its own (ADR 0030): the real money's check leaves fun rounds out,
   // and the fun wallet's audit and the spots check them.
@@ -1124,6 +1127,45 @@ async function commissionProblems(model: Model, world: World): Promise<string[]>
         );
     }
     if (problems.length === 0 || Date.now() > deadline) return problems;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * 002's seat ledger (`GET /v1/tables/:id/seats`) says what the wallets say: at the land-based
+ * table, each player's debt at each seat, every shift's (what a dealer change collects), is what
+ * their wallet holds back for that seat. A collection may still be landing: compared until they
+ * agree, up to a deadline.
+ */
+async function seatLedgerProblems(world: World): Promise<string[]> {
+  const table = world.tables.land;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const ledger = await world.api.as('supervisor').get<{
+      seats: {
+        seat: number;
+        commission: { players: { playerId: string; atDealerChange: number }[] } | null;
+      }[];
+    }>(`/v1/tables/${table}/seats`);
+    const shown: Record<string, number> = {};
+    for (const seat of ledger.body.seats)
+      for (const owing of seat.commission?.players ?? [])
+        shown[`${owing.playerId} at seat ${seat.seat}`] = owing.atDealerChange;
+    const held: Record<string, number> = {};
+    for (const playerId of world.players) {
+      const wallet = await world.api.as('operator').get<{
+        commissionOwedBySeat: { tableId: string; seat: number; amount: number }[];
+      }>(`/v1/wallets/${playerId}`);
+      for (const owed of wallet.body.commissionOwedBySeat)
+        if (owed.tableId === table) held[`${playerId} at seat ${owed.seat}`] = owed.amount;
+    }
+    const same =
+      JSON.stringify(Object.entries(shown).sort()) === JSON.stringify(Object.entries(held).sort());
+    if (same) return [];
+    if (Date.now() > deadline)
+      return [
+        `the seat ledger of ${table} shows ${JSON.stringify(shown)}, the wallets hold back ${JSON.stringify(held)}`,
+      ];
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

@@ -27,6 +27,7 @@ export * from './wallet-evidence.js';
 export * from './wallet-balances.js';
 export * from './wallet-audit.js';
 export * from './significant-events.js';
+export * from './cut-card-watch.js';
 export * from './checkpoint.js';
 export { checkOperatorStakes, isOperatorWalletEventOf } from './operator-wallet-check.js';
 export * from './operator-wallet-audit.js';

@@ -30,8 +30,13 @@ export const SIGNIFICANT_EVENT_CATEGORIES = {
   MessageParked: 'parked-message',
 } as const;
 
+/**
+ * The categories: those of the recorded types above, and `cut-card-passed`, an alert derived from
+ * a scanner shoe's events (cut-card-watch.ts, ADR 0044), recorded by no event of its own.
+ */
 export type SignificantCategory =
-  (typeof SIGNIFICANT_EVENT_CATEGORIES)[keyof typeof SIGNIFICANT_EVENT_CATEGORIES];
+  | (typeof SIGNIFICANT_EVENT_CATEGORIES)[keyof typeof SIGNIFICANT_EVENT_CATEGORIES]
+  | 'cut-card-passed';
 export const SIGNIFICANT_EVENT_TYPES = Object.keys(SIGNIFICANT_EVENT_CATEGORIES);
 
 export const significantEventSchema = z.object({
@@ -48,6 +53,7 @@ export const significantEventSchema = z.object({
     'balance-adjustment',
     'failed-login',
     'parked-message',
+    'cut-card-passed',
   ]),
   type: z.string(),
   tableId: z.string().nullable(),

@@ -267,7 +267,7 @@ function recordRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['audit'],
         summary:
-          'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, balance adjustments',
+          'Significant events by time and table: voids, pauses, card corrections, resettlements, table configuration and dealer changes, operator shoe closes, scanner shoes dealt past their cut card unreported (`cut-card-passed`), balance adjustments',
         querystring: z.strictObject({
           from: isoTimestampSchema.optional(),
           to: isoTimestampSchema.optional(),
@@ -302,7 +302,7 @@ function rebuildRoutes(app: HttpApp, system: System): void {
       schema: {
         tags: ['admin'],
         summary:
-          'Rebuilds every read model the gateway runs (tables and roads, game histories, pending debits, commission owed, significant events, dealing deadlines) from the whole log into a new generation while the live one serves reads, then swaps it in',
+          'Rebuilds every read model the gateway runs (tables and roads, game histories, pending debits, commission owed, the seat ledger, significant events, dealing deadlines) from the whole log into a new generation while the live one serves reads, then swaps it in',
         response: {
           200: z.object({
             projections: z.array(z.string()),

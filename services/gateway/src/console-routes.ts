@@ -14,6 +14,7 @@ const FILES = {
   '/console/console.js': { file: 'console.js', type: 'text/javascript; charset=utf-8' },
   '/console/roads.js': { file: 'roads.js', type: 'text/javascript; charset=utf-8' },
   '/console/money.js': { file: 'money.js', type: 'text/javascript; charset=utf-8' },
+  '/console/actions.js': { file: 'actions.js', type: 'text/javascript; charset=utf-8' },
   '/console/console.css': { file: 'console.css', type: 'text/css; charset=utf-8' },
   '/console/floor.js': { file: 'floor.js', type: 'text/javascript; charset=utf-8' },
   '/console/charts.js': { file: 'charts.js', type: 'text/javascript; charset=utf-8' },

@@ -20,6 +20,7 @@ export interface HostedParts {
   readonly logger: WalletOptions['logger'];
   readonly rounds: RoundOptions['rounds'];
   readonly board: RoundOptions['board'];
+  readonly seatLedger: RoundOptions['seatLedger'];
   readonly roundJobs: RoundOptions['jobs'];
   readonly config: {
     readonly WALLET_CONSUMER_CONCURRENCY: number;
@@ -58,6 +59,7 @@ export function roundHosting(system: HostedParts): RoundOptions {
   return {
     rounds: system.rounds,
     board: system.board,
+    seatLedger: system.seatLedger,
     jobs: system.roundJobs,
     autoDeal: system.options.autoDeal ?? true,
     sessionIdleTimeoutMs: system.config.SESSION_IDLE_TIMEOUT_MS,

@@ -1,5 +1,7 @@
 import {
   CurrencyBook,
+  CUT_CARD_WATCH_TYPES,
+  CutCardWatch,
   significantEventOf,
   SIGNIFICANT_EVENT_TYPES,
   type SignificantEvent,
@@ -27,6 +29,12 @@ export type FeedMessage =
   | { readonly kind: 'paused-rounds'; readonly rounds: readonly PausedRoundView[] };
 
 type Listener = (message: FeedMessage) => void;
+
+/**
+ * What the feed reads: the significant events' types, and the shoe events the cut-card watch
+ * derives its alerts from (ADR 0044).
+ */
+const FEED_TYPES = [...new Set<string>([...SIGNIFICANT_EVENT_TYPES, ...CUT_CARD_WATCH_TYPES])];
 
 /** Events that change which rounds are paused. */
 const PAUSE_CHANGES = new Set(['RoundPaused', 'RoundResumed', 'RoundVoided']);
@@ -56,6 +64,8 @@ export class SupervisionFeed {
   private readonly recent: { position: bigint; event: SignificantEvent }[] = [];
   /** Tables' and wallets' currencies, learned from their openings and deposits in the feed. */
   private readonly currencies = new CurrencyBook();
+  /** Scanner shoes whose cut card is not reported yet, from the shoe events read so far. */
+  private readonly cutCards = new CutCardWatch();
   private cursor: bigint | undefined;
   private timer: NodeJS.Timeout | null = null;
   private reading: Promise<void> | null = null;
@@ -120,11 +130,13 @@ export class SupervisionFeed {
       const page = await this.options.store.readAll({
         ...(this.cursor === undefined ? {} : { after: this.cursor }),
         limit: 1_000,
-        filter: { eventTypes: SIGNIFICANT_EVENT_TYPES },
+        filter: { eventTypes: FEED_TYPES },
       });
       for (const recorded of page) {
         this.currencies.learn(recorded);
-        const event = significantEventOf(recorded, this.currencies.currencyOf(recorded));
+        const event =
+          this.cutCards.observe(recorded) ??
+          significantEventOf(recorded, this.currencies.currencyOf(recorded));
         if (event === null) continue;
         this.recent.push({ position: recorded.position, event });
         if (this.recent.length > keep) this.recent.shift();

@@ -27,6 +27,7 @@ import {
   RoundJobs,
   roundPlugin,
   RoundService,
+  SeatLedger,
   TableBoard,
 } from '@croupier/round';
 import { settlementPlugin } from '@croupier/settlement';
@@ -127,6 +128,8 @@ export class System {
   readonly pending: PendingDebits;
   /** Rounds a fault may hold up: waiting for a card, or paused (the watchdog's deadlines). */
   readonly dealingWatch: DealingWatch;
+  /** The accrued commission owed per seat (002's seat ledger), served with the seats. */
+  readonly seatLedger: SeatLedger;
   readonly watchdog: FaultWatchdog;
   /** The round service's dealers and sweeps, run by its plugin. */
   readonly roundJobs: RoundJobs;
@@ -174,6 +177,7 @@ export class System {
     this.commissionLedger = this.readModels.register(new CommissionLedger(documents));
     this.pending = this.readModels.register(new PendingDebits(documents));
     this.dealingWatch = this.readModels.register(new DealingWatch(documents));
+    this.seatLedger = this.readModels.register(new SeatLedger(documents));
     this.gameFigures = this.readModels.register(new GameFigures(documents));
     this.parkedMessages = this.readModels.register(new ParkedMessages(documents));
     this.activeSessions = this.readModels.register(new ActiveSessions(documents));

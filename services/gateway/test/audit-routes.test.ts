@@ -366,6 +366,7 @@ describe('rebuilding the read models', () => {
       'parked-messages',
       'pending-debits',
       'player-history',
+      'seat-ledger',
       'significant-events',
       'table-board',
     ]);

@@ -1,7 +1,7 @@
 import { ParkedMessages, type DurableProjection } from '@croupier/application';
 import { EVENT_TYPES, presetConfig } from '@croupier/contracts';
 import { MemoryEventStore, type RecordedEvent } from '@croupier/eventstore';
-import { DealingWatch, PendingDebits, TableBoard } from '@croupier/round';
+import { DealingWatch, PendingDebits, SeatLedger, TableBoard } from '@croupier/round';
 import { GameFigures } from '@croupier/runtime';
 import { CommissionLedger, OperatorCallLedger, PendingOperatorCalls } from '@croupier/wallet';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -71,6 +71,7 @@ beforeAll(async () => {
     new CommissionLedger(storage),
     new PendingDebits(storage),
     new DealingWatch(storage),
+    new SeatLedger(storage),
     new GameFigures(storage),
     new ParkedMessages(storage),
     new PendingOperatorCalls(storage),

@@ -16,6 +16,7 @@ export * from './sessions/routes.js';
 export * from './shared/views.js';
 export * from './adapters/http-ports.js';
 export * from './faults/dealing-watch.js';
+export * from './seats/seat-ledger.js';
 export * from './faults/fault-watchdog.js';
 export * from './plugin.js';
 export * from './process.js';

@@ -9,6 +9,7 @@ import type { FaultWatchdog } from './faults/fault-watchdog.js';
 import type { RoundService } from './round-service.js';
 import { closeIdleSessions } from './sessions/idle-timeouts.js';
 import type { TableBoard } from './board/table-board.js';
+import type { SeatLedger } from './seats/seat-ledger.js';
 import { roundRoutes } from './routes.js';
 
 /**
@@ -107,6 +108,8 @@ export class RoundJobs {
 export interface RoundPluginOptions extends ServicePluginOptions {
   readonly rounds: RoundService;
   readonly board: TableBoard;
+  /** The accrued commission owed per seat, a read model the process runs (002's seat ledger). */
+  readonly seatLedger: SeatLedger;
   readonly jobs: RoundJobs;
   /** Deal the auto-dealt tables already on the board when the jobs start. */
   readonly autoDeal: boolean;
@@ -144,6 +147,7 @@ export async function roundPlugin(app: HttpApp, options: RoundPluginOptions): Pr
       roundRoutes(routes, {
         rounds,
         board,
+        seatLedger: options.seatLedger,
         onTableOpened: (tableId) => void jobs.startDealer(tableId),
         sessionIdleTimeoutMs: options.sessionIdleTimeoutMs,
       });

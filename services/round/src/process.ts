@@ -27,6 +27,7 @@ import { DealingWatch } from './faults/dealing-watch.js';
 import { FaultWatchdog, faultEnvironmentShape, faultLimitsOf } from './faults/fault-watchdog.js';
 import { RoundService } from './round-service.js';
 import { TableBoard } from './board/table-board.js';
+import { SeatLedger } from './seats/seat-ledger.js';
 import { sessionEnvironmentShape } from './sessions/idle-timeouts.js';
 import { BET_ROUTES } from './routes.js';
 import { RoundJobs, roundPlugin } from './plugin.js';
@@ -68,6 +69,8 @@ export async function startRoundProcess(
   const board = readModels.register(new TableBoard(readModels.storage));
   const pending = readModels.register(new PendingDebits(readModels.storage));
   const dealingWatch = readModels.register(new DealingWatch(readModels.storage));
+  // The seat ledger (002) this process serves with the seats, from the wallets' records.
+  const seatLedger = readModels.register(new SeatLedger(readModels.storage));
   // The game's figures /metrics serves (ADR 0011): the same in every process that serves them.
   const gameFigures = readModels.register(new GameFigures(readModels.storage));
   await readModels.start();
@@ -131,6 +134,7 @@ export async function startRoundProcess(
     ...(options.manifest === undefined ? {} : { manifest: options.manifest }),
     rounds,
     board,
+    seatLedger,
     jobs,
     autoDeal: true,
     sessionIdleTimeoutMs: config.SESSION_IDLE_TIMEOUT_MS,

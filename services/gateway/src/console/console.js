@@ -1,6 +1,7 @@
 // @ts-check
 /* global document, sessionStorage, fetch, location, URLSearchParams, history, atob, setInterval, clearInterval, setTimeout, AbortController, TextDecoderStream */
 import { cellsOf, ROWS } from './roads.js';
+import { openTableForm, seatLedgerView, tableActionsOf } from './actions.js';
 import { showFloor } from './floor.js';
 // MINOR_UNIT_EXPONENTS is appended to money.js as it is served (console-routes.ts).
 import { formatMoney, MINOR_UNIT_EXPONENTS } from './money.js';
@@ -431,6 +432,9 @@ async function showRoads(tableId) {
       el('p', { class: 'ask' }, 'Ask — ', ask('player')),
     ),
   );
+  // A table with numbered seats (002): what each seat owes.
+  const ledger = await seatLedgerView(kit, tableId);
+  if (ledger !== null) view.append(ledger);
   say(`Table ${tableId}: ${roads.beadPlate.length} round(s) in the current shoe.`);
 }
 
@@ -486,6 +490,19 @@ const pit = {
   /** @type {any[]} */ paused: [],
   /** @type {any[]} */ events: [],
   /** @type {Map<string, { completed: number, beads: string[] }>} */ roads: new Map(),
+};
+
+/** What the staff actions (actions.js) are handed from here. */
+const kit = {
+  el,
+  button,
+  say,
+  api,
+  command,
+  run,
+  money,
+  role: tokenRole,
+  refresh: refreshTables,
 };
 
 function leavePit() {
@@ -634,6 +651,7 @@ function tableCard(table) {
         el('span', { class: `mark ${mark}`, 'data-mark': mark }, mark),
       ),
     ),
+    tableActionsOf(kit, table),
   );
 }
 
@@ -724,6 +742,7 @@ async function showPit() {
       'Live view ',
       el('small', { id: 'feed-state' }, 'connecting…'),
     ),
+    openTableForm(kit),
     el('h3', { id: 'paused-heading' }, 'Paused rounds'),
     el('ul', { id: 'paused-rounds', class: 'paused-rounds' }),
     el('h3', {}, 'Tables'),
