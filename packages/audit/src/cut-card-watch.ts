@@ -27,7 +27,7 @@ export function cutCardWatchKeyOf(recorded: RecordedEvent): string | null {
 }
 
 /**
- * One step of the cut-card watch (ADR 0044): an alert derived from the shoe's own events, never
+ * One step of the cut-card watch (ADR 0043): an alert derived from the shoe's own events, never
  * recorded. On a scanner table the dealer reports the physical cut card (`CutCardReached`), and
  * that report alone decides the shoe's last round; a scanned card from behind the cut card
  * (`position >= cutCardIndex`) with no report before it means the report was missed, and the

@@ -32,7 +32,7 @@ export const SIGNIFICANT_EVENT_CATEGORIES = {
 
 /**
  * The categories: those of the recorded types above, and `cut-card-passed`, an alert derived from
- * a scanner shoe's events (cut-card-watch.ts, ADR 0044), recorded by no event of its own.
+ * a scanner shoe's events (cut-card-watch.ts, ADR 0043), recorded by no event of its own.
  */
 export type SignificantCategory =
   | (typeof SIGNIFICANT_EVENT_CATEGORIES)[keyof typeof SIGNIFICANT_EVENT_CATEGORIES]

@@ -58,7 +58,7 @@ const drawn = (roundNumber: number, positions: number[], shoeId = 'salon.1') =>
     shoeId,
   );
 
-describe('the cut-card watch (ADR 0044)', () => {
+describe('the cut-card watch (ADR 0043)', () => {
   it('alerts once, at the first scanned card from behind the cut card, when none was reported', () => {
     const watch = new CutCardWatch();
     expect(watch.observe(shuffled('scanner'))).toBeNull();

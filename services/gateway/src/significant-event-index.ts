@@ -25,7 +25,7 @@ const currencyKeyOf = (scope: string) => `currency/${scope}`;
 interface CurrencyDoc {
   readonly currency: string;
 }
-/** A scanner shoe whose cut card is not reported yet (cut-card-watch.ts, ADR 0044). */
+/** A scanner shoe whose cut card is not reported yet (cut-card-watch.ts, ADR 0043). */
 const cutCardKeyOf = (shoeId: string) => `cut-card/${shoeId}`;
 interface CutCardDoc {
   readonly cutCard: WatchedCutCard;
@@ -50,7 +50,7 @@ export class SignificantEventIndex implements DurableProjection<IndexDoc> {
   readonly name = 'significant-events';
   readonly handles = [
     ...(Object.keys(SIGNIFICANT_EVENT_CATEGORIES) as (keyof typeof SIGNIFICANT_EVENT_CATEGORIES)[]),
-    // The shoe events the cut-card watch derives its alerts from (ADR 0044).
+    // The shoe events the cut-card watch derives its alerts from (ADR 0043).
     ...CUT_CARD_WATCH_TYPES.filter((type) => !Object.hasOwn(SIGNIFICANT_EVENT_CATEGORIES, type)),
   ];
 
@@ -96,7 +96,7 @@ export class SignificantEventIndex implements DurableProjection<IndexDoc> {
     this.listed(event, significant, docs);
   }
 
-  /** The cut-card watch's step for a shoe event, and the alert it raises listed (ADR 0044). */
+  /** The cut-card watch's step for a shoe event, and the alert it raises listed (ADR 0043). */
   private watchCutCard(event: RecordedEvent, docs: DocumentSet<IndexDoc>): void {
     const shoeId = cutCardWatchKeyOf(event);
     if (shoeId === null) return;

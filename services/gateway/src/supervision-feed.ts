@@ -32,7 +32,7 @@ type Listener = (message: FeedMessage) => void;
 
 /**
  * What the feed reads: the significant events' types, and the shoe events the cut-card watch
- * derives its alerts from (ADR 0044).
+ * derives its alerts from (ADR 0043).
  */
 const FEED_TYPES = [...new Set<string>([...SIGNIFICANT_EVENT_TYPES, ...CUT_CARD_WATCH_TYPES])];
 

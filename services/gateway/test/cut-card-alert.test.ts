@@ -10,7 +10,7 @@ import { as, openRoundWhenFree, startCasino, type Casino } from './support/casin
  * and on, no alert until it ran out) raises a `cut-card-passed` significant event when the first
  * card from behind the cut card is scanned, once per shoe, in the index and in the supervision
  * feed alike; it changes nothing the dealer's report decides, and the shoe still verifies
- * (ADR 0044).
+ * (ADR 0043).
  */
 const dealer = as('dan', 'dealer');
 const operator = as('olga', 'operator');
