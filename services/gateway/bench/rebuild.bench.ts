@@ -87,7 +87,7 @@ function timedStore(store: EventStore, phases: Phases): EventStore {
           return page;
         };
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
     },
   });
 }
@@ -111,7 +111,7 @@ function timedStorage(storage: ProjectionStorage, phases: Phases): ProjectionSto
           for (const commit of commits) phases.writes += commit.writes.length;
         };
       const value: unknown = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
+      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
     },
   });
 }
