@@ -11,6 +11,7 @@ import {
   type RecordedEvent,
 } from '@croupier/eventstore';
 import type { EventType } from '@croupier/contracts';
+import { CatchUpDocuments } from './catch-up-documents.js';
 import { DocumentCache } from './document-cache.js';
 import { ProjectionError } from './projection-error.js';
 
@@ -87,6 +88,12 @@ export interface ProjectionRunnerOptions {
    * Default 8000.
    */
   readonly catchUpBatchSize?: number;
+  /**
+   * Documents a catch-up keeps between its batches (the last ones its commits wrote or its loads
+   * found), so that those every batch touches are not loaded again; dropped once caught up.
+   * Default 50,000; 0 keeps none (docs/adr/0048).
+   */
+  readonly catchUpDocuments?: number;
   /** Poll of the log when no wake-up arrives, and of a checkpoint another process moves (ms). Default 100. */
   readonly pollIntervalMs?: number;
   /** How often a model another process runs is asked for (ms). Default 1000. */
@@ -122,6 +129,18 @@ interface Model {
   position: bigint;
   stopped: ProjectionError | null;
   nextLeaseAttempt: number;
+}
+
+/** The next page of the log, asked for while the current one is applied (docs/adr/0048). */
+interface ReadAhead {
+  readonly after: bigint;
+  readonly limit: number;
+  readonly page: Promise<RecordedEvent[]>;
+}
+
+/** Where one reader of the log (the loop, a rebuild) keeps the page it reads ahead. */
+interface Reader {
+  ahead: ReadAhead | null;
 }
 
 interface Waiter {
@@ -166,6 +185,8 @@ export class ProjectionRunner {
   #caughtUp: { resolve: () => void; reject: (e: unknown) => void } | null = null;
   readonly #cache: DocumentCache;
   readonly #documents: ProjectionStorage;
+  readonly #catchUpDocs: CatchUpDocuments;
+  readonly #reader: Reader = { ahead: null };
 
   constructor(
     store: EventStore,
@@ -183,9 +204,11 @@ export class ProjectionRunner {
       syncTimeoutMs: 5_000,
       checkpointPollMs: 25,
       documentCacheSize: 0,
+      catchUpDocuments: 50_000,
       ...options,
     };
     this.#cache = new DocumentCache(this.#options.documentCacheSize);
+    this.#catchUpDocs = new CatchUpDocuments(this.#options.catchUpDocuments);
     this.#documents = cachedReads(storage, this.#cache, (model) => this.#cacheable(model));
   }
 
@@ -255,6 +278,8 @@ export class ProjectionRunner {
       model.held = false;
       this.#cache.clear(model.projection.name);
     }
+    this.#catchUpDocs.clear();
+    this.#reader.ahead = null;
   }
 
   /** Asks for a read now rather than at the next poll. */
@@ -379,39 +404,77 @@ export class ProjectionRunner {
    * generation and the events it read.
    */
   async rebuild(name: string): Promise<{ generation: number; position: bigint; events: number }> {
-    const [model] = this.#resolve([name]);
-    const state = await this.#storage.createGeneration(name);
-    const shadow: Model = {
-      projection: model!.projection,
-      handles: model!.handles,
-      lease: null,
-      held: true,
-      generation: state.generation,
-      position: 0n,
-      stopped: null,
-      nextLeaseAttempt: 0,
+    const rebuilt = await this.rebuildAll([name]);
+    return {
+      generation: rebuilt.generations[name]!,
+      position: rebuilt.position,
+      events: rebuilt.events,
     };
+  }
+
+  /**
+   * Rebuilds several models (default: every registered one) as `rebuild` does one, in one pass
+   * over the log: each page is read once for all of them and their documents are committed
+   * together (docs/adr/0048). Answers each model's new generation, the position they reached
+   * and the events read. A model that cannot apply an event fails the whole rebuild, and no
+   * model is swapped.
+   */
+  async rebuildAll(
+    names?: readonly string[],
+  ): Promise<{ generations: Record<string, number>; position: bigint; events: number }> {
+    const models = this.#resolve(names);
+    if (models.length === 0) return { generations: {}, position: 0n, events: 0 };
+    const shadows: { model: Model; shadow: Model }[] = [];
+    for (const model of models) {
+      const state = await this.#storage.createGeneration(model.projection.name);
+      shadows.push({
+        model,
+        shadow: {
+          projection: model.projection,
+          handles: model.handles,
+          lease: null,
+          held: true,
+          generation: state.generation,
+          position: 0n,
+          stopped: null,
+          nextLeaseAttempt: 0,
+        },
+      });
+    }
+    const active = shadows.map((s) => s.shadow);
     let events = 0;
     const limit = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
+    const reader: Reader = { ahead: null };
+    const reached = () =>
+      active.reduce((min, m) => (m.position < min ? m.position : min), active[0]!.position);
     const catchUp = async (until: () => bigint) => {
       for (;;) {
-        const read = await this.#step([shadow], limit);
+        const read = await this.#step(active, limit, reader);
         events += read;
-        if (shadow.stopped !== null) throw new ProjectionStoppedError(name, shadow.stopped);
-        if (read < limit && shadow.position >= until()) return;
+        const stopped = active.find((shadow) => shadow.stopped !== null);
+        if (stopped) throw new ProjectionStoppedError(stopped.projection.name, stopped.stopped!);
+        if (read < limit && reached() >= until()) return;
         if (read === 0) return;
       }
     };
-    // Most of the log while the live generation goes on; then, with the runner held still, the
-    // last events up to where the live one is, and the swap.
+    // Most of the log while the live generations go on; then, with the runner held still, the
+    // last events up to where the live ones are, and the swaps.
     await catchUp(() => 0n);
     return this.#exclusive(async () => {
-      await catchUp(() => (model!.held ? model!.position : 0n));
-      await this.#storage.activate(name, shadow.generation);
-      this.#cache.clear(name);
-      model!.generation = shadow.generation;
-      model!.position = shadow.position;
-      return { generation: shadow.generation, position: shadow.position, events };
+      await catchUp(() =>
+        models.reduce((max, m) => (m.held && m.position > max ? m.position : max), 0n),
+      );
+      const generations: Record<string, number> = {};
+      for (const { model, shadow } of shadows) {
+        const name = model.projection.name;
+        await this.#storage.activate(name, shadow.generation);
+        this.#cache.clear(name);
+        model.generation = shadow.generation;
+        model.position = shadow.position;
+        generations[name] = shadow.generation;
+      }
+      this.#catchUpDocs.clear();
+      return { generations, position: reached(), events };
     });
   }
 
@@ -500,17 +563,38 @@ export class ProjectionRunner {
 
   /**
    * Reads a batch of at most `limit` events from the oldest held checkpoint and commits it;
-   * answers the events read.
+   * answers the events read. A full batch (far behind: a start on a long log, a rebuild) reads
+   * the next page ahead while it is applied and committed, and keeps the documents it leaves for
+   * the next batch (docs/adr/0048); a batch that is not full drops them.
    */
-  async #step(active: readonly Model[], limit: number): Promise<number> {
+  async #step(
+    active: readonly Model[],
+    limit: number,
+    reader: Reader = this.#reader,
+  ): Promise<number> {
     const from = active.reduce(
       (min, m) => (m.position < min ? m.position : min),
       active[0]!.position,
     );
-    const events = await this.#store.readAll({ after: from, limit });
-    if (events.length === 0) return 0;
+    const events = await this.#read(reader, from, limit);
+    const slotOf = (model: Model) => `${model.projection.name}#${model.generation}`;
+    const full = events.length === limit;
+    if (events.length === 0) {
+      for (const model of active) this.#catchUpDocs.clear(slotOf(model));
+      return 0;
+    }
     const started = Date.now();
     const last = events[events.length - 1]!.position;
+    if (full) {
+      // The page after this one, read while this one is applied and committed: the log's read
+      // (the server's work) and the models' (this process's) overlap. Used only if the next
+      // batch starts where this one ends, with the same size.
+      const largest = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
+      const next = Math.min(limit * 2, largest);
+      const page = this.#store.readAll({ after: last, limit: next });
+      page.catch(() => undefined); // a page read ahead and never used must not fail the process
+      reader.ahead = { after: last, limit: next, page };
+    }
 
     // The keys every model's events name, loaded in one query. A model whose `keysOf` throws
     // stops at that event, as if `apply` had.
@@ -531,26 +615,33 @@ export class ProjectionRunner {
         relevant.push({ event, keys: named });
         for (const key of named) keys.add(key);
       }
-      return { model, relevant, keys, failed };
+      // What the previous batches of a catch-up left is known; only the rest is loaded.
+      const base = new Map<string, Document>();
+      const missing = keys.size === 0 ? [] : this.#catchUpDocs.take(slotOf(model), keys, base);
+      return { model, relevant, keys, failed, base, missing };
     });
-    const requestOf = (plan: (typeof plans)[number]) => ({
+    const requestOf = (plan: (typeof plans)[number], keys: readonly string[]) => ({
       model: plan.model.projection.name,
       generation: plan.model.generation,
-      keys: [...plan.keys],
+      keys,
     });
-    const loaded = await this.#storage.load(
-      plans.filter((plan) => plan.keys.size > 0).map(requestOf),
-    );
+    const toLoad = plans.filter((plan) => plan.missing.length > 0);
+    const loaded =
+      toLoad.length === 0
+        ? new Map<string, Map<string, Document>>()
+        : await this.#storage.load(toLoad.map((plan) => requestOf(plan, plan.missing)));
+    for (const plan of plans)
+      for (const [key, doc] of loaded.get(slotOf(plan.model)) ?? []) plan.base.set(key, doc);
 
     const commits: { model: Model; commit: ModelCommit; stopped: ProjectionError | null }[] = [];
+    const bases = new Map<Model, ReadonlyMap<string, Document>>();
     for (const plan of plans) {
       const { model, relevant, failed } = plan;
       const name = model.projection.name;
-      // The loaded documents are this batch's own (each load answers new objects): the events
-      // change them in place, with no copy.
-      let overlay = new Overlay(
-        loaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>(),
-      );
+      // The loaded documents are this batch's own (each load answers new objects, and the
+      // catch-up's are the last batch's): the events change them in place, with no copy.
+      let base: Map<string, Document> = plan.base;
+      let overlay = new Overlay(base);
       let stoppedAt: { event: RecordedEvent; cause: unknown } | null = null;
       for (let i = 0; i < relevant.length; i++) {
         const { event, keys } = relevant[i]!;
@@ -559,19 +650,20 @@ export class ProjectionRunner {
         } catch (cause) {
           // What the events before it did is kept; the failed event's partial changes are not:
           // the documents are loaded again, as stored, and the events before it applied again.
+          this.#catchUpDocs.clear(slotOf(model));
           const reloaded =
             plan.keys.size === 0
               ? new Map<string, Map<string, Document>>()
-              : await this.#storage.load([requestOf(plan)]);
-          overlay = new Overlay(
-            reloaded.get(`${name}#${model.generation}`) ?? new Map<string, Document>(),
-          );
+              : await this.#storage.load([requestOf(plan, [...plan.keys])]);
+          base = reloaded.get(slotOf(model)) ?? new Map<string, Document>();
+          overlay = new Overlay(base);
           for (const done of relevant.slice(0, i))
             model.projection.apply(done.event, overlay.scope(name, done.event, done.keys));
           stoppedAt = { event, cause };
           break;
         }
       }
+      bases.set(model, base);
       stoppedAt ??= failed;
       const stopped =
         stoppedAt === null ? null : new ProjectionError(name, stoppedAt.event, stoppedAt.cause);
@@ -595,7 +687,13 @@ export class ProjectionRunner {
         },
       });
     }
-    await this.#storage.commit(commits.map((c) => c.commit));
+    try {
+      await this.#storage.commit(commits.map((c) => c.commit));
+    } catch (error) {
+      // The documents kept may be this batch's, never committed.
+      this.#catchUpDocs.clear();
+      throw error;
+    }
     for (const { model, commit, stopped } of commits) {
       // Before the position moves: a reader that waited for it finds no older document cached.
       this.#cache.invalidate(
@@ -608,12 +706,34 @@ export class ProjectionRunner {
         this.#options.onStopped?.(stopped);
       }
     }
+    // Caught up (a batch that is not full), the documents are dropped: a live batch holds a few
+    // events and loads what they name.
+    const written = new Map(commits.map((c) => [c.model, c.commit.writes]));
+    for (const plan of plans) {
+      const slot = slotOf(plan.model);
+      if (!full || plan.model.stopped !== null) this.#catchUpDocs.clear(slot);
+      else
+        this.#catchUpDocs.committed(
+          slot,
+          plan.keys,
+          bases.get(plan.model)!,
+          written.get(plan.model) ?? [],
+        );
+    }
     this.#options.onBatch?.({
       events: events.length,
       models: commits.length,
       ms: Date.now() - started,
     });
     return events.length;
+  }
+
+  /** The page after `from`: the one read ahead when it is that page, else read now. */
+  #read(reader: Reader, from: bigint, limit: number): Promise<RecordedEvent[]> {
+    const ahead = reader.ahead;
+    reader.ahead = null;
+    if (ahead !== null && ahead.after === from && ahead.limit === limit) return ahead.page;
+    return this.#store.readAll({ after: from, limit });
   }
 
   /** Stands by for the leases of models no process is known to run here, every lockRetryMs. */
@@ -635,6 +755,7 @@ export class ProjectionRunner {
       if (!(await model.lease.tryAcquire())) continue;
       const state = await this.#storage.ensureModel(name);
       this.#cache.clear(name);
+      this.#catchUpDocs.clear();
       model.held = true;
       model.generation = state.generation;
       model.position = state.position;
@@ -649,6 +770,7 @@ export class ProjectionRunner {
       if (model === undefined) continue;
       model.held = false;
       this.#cache.clear(name);
+      this.#catchUpDocs.clear();
       const lease = model.lease;
       model.lease = null;
       await lease?.close().catch((error: unknown) => {
@@ -770,47 +892,75 @@ class Overlay {
   }
 
   scope(model: string, event: RecordedEvent, keys: readonly string[]): DocumentSet<unknown> {
-    const check = (key: string) => {
-      if (!keys.includes(key))
-        throw new Error(
-          `projection ${model} used document ${JSON.stringify(key)} for ${event.type} at ${event.stream}@${event.revision} without naming it in keysOf`,
-        );
-    };
-    return {
-      get: (key) => {
-        check(key);
-        const changed = this.#changed.get(key);
-        if (changed !== undefined) return changed.doc === null ? undefined : changed.doc;
-        const doc = this.#base.get(key);
-        if (typeof doc === 'object' && doc !== null && !this.#heldUnder.has(doc))
-          this.#heldUnder.set(doc, key);
-        return doc;
-      },
-      put: (key, doc, index = {}) => {
-        check(key);
-        if (doc === undefined || doc === null)
-          throw new Error(`projection ${model} put an empty document at ${JSON.stringify(key)}`);
-        let held: unknown = doc;
-        if (typeof doc === 'object') {
-          const under = this.#heldUnder.get(doc);
-          if (under !== undefined && under !== key) held = structuredClone(doc);
-          this.#heldUnder.set(held as object, key);
-        }
-        this.#changed.set(key, {
-          key,
-          doc: held,
-          partition: index.partition ?? null,
-          sort: index.sort ?? null,
-        });
-      },
-      delete: (key) => {
-        check(key);
-        this.#changed.set(key, { key, doc: null, partition: null, sort: null });
-      },
-    };
+    return new EventScope(this, model, event, keys);
+  }
+
+  get(key: string): unknown {
+    const changed = this.#changed.get(key);
+    if (changed !== undefined) return changed.doc === null ? undefined : changed.doc;
+    const doc = this.#base.get(key);
+    if (typeof doc === 'object' && doc !== null && !this.#heldUnder.has(doc))
+      this.#heldUnder.set(doc, key);
+    return doc;
+  }
+
+  put(model: string, key: string, doc: unknown, index: DocumentIndex): void {
+    if (doc === undefined || doc === null)
+      throw new Error(`projection ${model} put an empty document at ${JSON.stringify(key)}`);
+    let held: unknown = doc;
+    if (typeof doc === 'object') {
+      const under = this.#heldUnder.get(doc);
+      if (under !== undefined && under !== key) held = structuredClone(doc);
+      this.#heldUnder.set(held as object, key);
+    }
+    this.#changed.set(key, {
+      key,
+      doc: held,
+      partition: index.partition ?? null,
+      sort: index.sort ?? null,
+    });
+  }
+
+  delete(key: string): void {
+    this.#changed.set(key, { key, doc: null, partition: null, sort: null });
   }
 
   writes(): DocumentWrite[] {
     return [...this.#changed.values()];
+  }
+}
+
+/**
+ * The documents one event may use: those its `keysOf` named. A class rather than closures made
+ * per event: a catch-up makes one for each event of each model (docs/adr/0048).
+ */
+class EventScope implements DocumentSet<unknown> {
+  constructor(
+    private readonly overlay: Overlay,
+    private readonly model: string,
+    private readonly event: RecordedEvent,
+    private readonly keys: readonly string[],
+  ) {}
+
+  get(key: string): unknown {
+    this.#check(key);
+    return this.overlay.get(key);
+  }
+
+  put(key: string, doc: unknown, index: DocumentIndex = {}): void {
+    this.#check(key);
+    this.overlay.put(this.model, key, doc, index);
+  }
+
+  delete(key: string): void {
+    this.#check(key);
+    this.overlay.delete(key);
+  }
+
+  #check(key: string): void {
+    if (!this.keys.includes(key))
+      throw new Error(
+        `projection ${this.model} used document ${JSON.stringify(key)} for ${this.event.type} at ${this.event.stream}@${this.event.revision} without naming it in keysOf`,
+      );
   }
 }

@@ -288,6 +288,85 @@ export function projectionRunnerSuite(
       ]);
     });
 
+    it('catches up in full batches, keeping their documents between them, as one batch at a time would', async () => {
+      for (let i = 0; i < 15; i++) await add(`s-${i % 3}`, i);
+      // Pages of 2, then 4: every batch but the last is full, so each hands its documents to the
+      // next, which changes them in place.
+      const live = runner({ batchSize: 2, catchUpBatchSize: 4 });
+      const projection = live.register(new TallyProjection('tally', true));
+      await live.start();
+      expect(projection.applied).toBe(15);
+      for (let s = 0; s < 3; s++)
+        expect(await tally(`s-${s}`)).toEqual({
+          revisions: ['0', '1', '2', '3', '4'],
+          total: [0, 1, 2, 3, 4].reduce((sum, k) => sum + s + 3 * k, 0),
+        });
+      // Caught up, it goes on live from what it committed.
+      live.noteAppended(await add('s-0', 100));
+      await live.sync();
+      expect(await tally('s-0')).toMatchObject({ revisions: ['0', '1', '2', '3', '4', '5'] });
+    });
+
+    it('stops a model at an event of a later batch of a catch-up with only what came before it', async () => {
+      for (let i = 0; i < 7; i++) await add('a', 1);
+      const poison = await add('a', 50, { poison: true });
+      for (let i = 0; i < 3; i++) await add('a', 1);
+      // Batches of 2, 4 and 4 events: the poisoned one is the second of the third, full batch.
+      const live = runner({ batchSize: 2, catchUpBatchSize: 4 });
+      live.register(new TallyProjection('tally', true));
+      await live.start();
+      // The document the earlier batches left, changed in place by the poisoned event's batch up
+      // to the throw, is not what is committed: the events before it are applied again to it as
+      // stored.
+      expect(await tally('a')).toEqual({
+        revisions: ['0', '1', '2', '3', '4', '5', '6'],
+        total: 7,
+      });
+      const [state] = await storage.states('tally');
+      expect(state!.failure?.position).toBe(poison);
+    });
+
+    it('rebuilds several models in one pass over the log', async () => {
+      for (let i = 0; i < 20; i++) await add(`s-${i % 4}`, i);
+      let reads = 0;
+      const counted = new Proxy(store, {
+        get(target, property, receiver) {
+          if (property === 'readAll')
+            return (options: Parameters<EventStore['readAll']>[0]) => {
+              reads++;
+              return target.readAll(options);
+            };
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        },
+      });
+      const live = new ProjectionRunner(counted, storage, {
+        pollIntervalMs: 10_000,
+        batchSize: 2,
+        catchUpBatchSize: 4,
+      });
+      runners.push(live);
+      live.register(new TallyProjection('tally', true));
+      live.register(new TallyProjection('other'));
+      await live.start();
+      const before = { tally: await storage.list('tally'), other: await storage.list('other') };
+      reads = 0;
+      await live.rebuild('tally');
+      const alone = reads;
+      reads = 0;
+      const rebuilt = await live.rebuildAll();
+      expect(reads).toBe(alone);
+      expect(rebuilt.generations).toEqual({ tally: 3, other: 2 });
+      expect(rebuilt.events).toBe(20);
+      expect({ tally: await storage.list('tally'), other: await storage.list('other') }).toEqual(
+        before,
+      );
+      expect(live.status().map((s) => [s.name, s.generation])).toEqual([
+        ['tally', 3],
+        ['other', 2],
+      ]);
+    });
+
     it('syncs to the log head: what another process appended is read too', async () => {
       const live = runner();
       live.register(new TallyProjection());

@@ -16,7 +16,14 @@ export class TallyProjection implements DurableProjection<Tally, 'Added'> {
   readonly handles = ['Added' as const];
   applied = 0;
   poisoned = true;
-  constructor(readonly name = 'tally') {}
+  /**
+   * `inPlace`: changes the document it gets and puts it back, as the gateway's models do (no
+   * copies, ADR 0028), so a runner that hands it a document it changed before shows it.
+   */
+  constructor(
+    readonly name = 'tally',
+    readonly inPlace = false,
+  ) {}
 
   keysOf(event: RecordedEvent): readonly string[] {
     return event.type === 'Added' ? [event.stream] : [];
@@ -26,10 +33,15 @@ export class TallyProjection implements DurableProjection<Tally, 'Added'> {
     const data = event.data as { amount: number; poison?: boolean };
     const tally = docs.get(event.stream) ?? { revisions: [], total: 0 };
     // Written before it throws: the runner must not keep a failed event's partial change.
-    docs.put(event.stream, {
-      revisions: [...tally.revisions, String(event.revision)],
-      total: tally.total + data.amount,
-    });
+    if (this.inPlace) {
+      tally.revisions.push(String(event.revision));
+      (tally as { total: number }).total += data.amount;
+      docs.put(event.stream, tally);
+    } else
+      docs.put(event.stream, {
+        revisions: [...tally.revisions, String(event.revision)],
+        total: tally.total + data.amount,
+      });
     if (data.poison === true && this.poisoned) throw new Error(`poisoned amount ${data.amount}`);
     this.applied++;
   }

@@ -316,18 +316,14 @@ function rebuildRoutes(app: HttpApp, system: System): void {
     async () => {
       const started = performance.now();
       // Every model this process runs, whoever added it (the fault watchdog's deadlines, the
-      // seamless wallet's owed calls): one left out would keep its old generation.
+      // seamless wallet's owed calls): one left out would keep its old generation. All of them in
+      // one pass over the log (docs/adr/0048).
       const names = system.readModels.status().map((model) => model.name);
-      let position: bigint | null = null;
-      for (const name of names) {
-        const rebuilt = await system.readModels.rebuild(name);
-        // The position every rebuilt model has reached: the least of theirs.
-        if (position === null || rebuilt.position < position) position = rebuilt.position;
-      }
+      const { position } = await system.readModels.rebuildAll(names);
       return {
         projections: names,
         // 0: the log is empty, no event applied.
-        position: position === null || position === 0n ? null : position.toString(),
+        position: position === 0n ? null : position.toString(),
         durationMs: Math.round(performance.now() - started),
         tables: (await system.board.list()).length,
       };

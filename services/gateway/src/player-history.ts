@@ -1,5 +1,10 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
-import { eventTypesOf, roundEventSchema, walletEventSchema } from '@croupier/contracts';
+import {
+  eventTypesOf,
+  roundEventSchema,
+  walletEventSchema,
+  parseRecorded,
+} from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 import { isFunRound, applyRound } from './player-history/apply-round.js';
 import { applyWallet } from './player-history/apply-wallet.js';
@@ -71,7 +76,7 @@ export class PlayerHistory implements DurableProjection<HistoryDocument> {
 
   keysOf(event: RecordedEvent): readonly string[] {
     if (event.stream.startsWith('wallet-')) {
-      const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+      const parsed = parseRecorded(walletEventSchema, event);
       const { playerId } = parsed.data;
       if (!RECORD_EVENTS.has(parsed.type)) return [playerKey(playerId)];
       const { roundId } = parsed.data as { roundId: string };
@@ -79,7 +84,7 @@ export class PlayerHistory implements DurableProjection<HistoryDocument> {
       return parsed.type === 'PayoutAdjusted' ? [...keys, roundKey(roundId)] : keys;
     }
     if (!event.stream.startsWith('round-') || !ROUND_EVENTS.has(event.type)) return [];
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(roundEventSchema, event);
     const roundId = parsed.data.roundId;
     // Game history is of real money (003: "available only when playing for money"): a fun
     // round is never opened here, so none of its events finds a round to apply to (ADR 0030).

@@ -21,3 +21,36 @@ export function eventTypesOf<T extends string>(union: {
 }): T[] {
   return union.options.map((option) => option.shape.type.value);
 }
+
+/** Parse results by event object and schema: dropped with the event. */
+const parsedEvents = new WeakMap<object, Map<z.ZodType, unknown>>();
+
+/**
+ * A recorded event's `{type, data}` parsed by `schema`, once per event object and schema. The
+ * read models of a process are handed the same event objects, and each parsed what it reads in
+ * its `keysOf` and again in its `apply`: about ten parses of every round event in a catch-up, a
+ * fifth of its CPU (docs/adr/0048). The answer is shared by every caller, so it is frozen: a
+ * model that changed it would change it for the models after it. A failed parse is not kept
+ * (each caller gets its own error).
+ */
+export function parseRecorded<S extends z.ZodType>(
+  schema: S,
+  event: { readonly type: string; readonly data: unknown },
+): z.output<S> {
+  let bySchema = parsedEvents.get(event);
+  if (bySchema === undefined) {
+    bySchema = new Map();
+    parsedEvents.set(event, bySchema);
+  }
+  if (bySchema.has(schema)) return bySchema.get(schema) as z.output<S>;
+  const parsed = deepFreeze(schema.parse({ type: event.type, data: event.data }));
+  bySchema.set(schema, parsed);
+  return parsed;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+  return value;
+}

@@ -138,11 +138,15 @@ function statements(schema: string) {
         AS u(model, generation, from_position, to_position, failed_position, failure)
       WHERE c.model = u.model AND c.generation = u.generation AND c.position = u.from_position
       RETURNING c.model, c.generation`,
-    /** $1 models, $2 generations, $3 keys, $4 partitions, $5 sorts, $6 documents (JSON text) */
+    /**
+     * $1 the rows as one JSON array of {model, generation, key, partition, sort, doc}, sort as a
+     * string. One JSON text rather than an array per column: the documents are not escaped again
+     * as array elements by the client and parsed out of them by the server (docs/adr/0048).
+     */
     upsert: `INSERT INTO ${s}.projection_documents (model, generation, key, partition, sort, doc)
-      SELECT u.model, u.generation, u.key, u.partition, u.sort, u.doc::jsonb
-      FROM unnest($1::text[], $2::integer[], $3::text[], $4::text[], $5::numeric[], $6::text[])
-        AS u(model, generation, key, partition, sort, doc)
+      SELECT u.model, u.generation, u.key, u.partition, u.sort, u.doc
+      FROM json_to_recordset($1::json)
+        AS u(model text, generation integer, key text, partition text, sort numeric, doc jsonb)
       ON CONFLICT (model, generation, key)
       DO UPDATE SET partition = excluded.partition, sort = excluded.sort, doc = excluded.doc`,
     /** $1 models, $2 generations, $3 keys */
@@ -324,12 +328,16 @@ export class SqlProjectionStorage implements ProjectionStorage {
       );
       if (upserts.length > 0)
         await tx.query(this.#sql.upsert, [
-          upserts.map((u) => u.slot.model),
-          upserts.map((u) => u.slot.generation),
-          upserts.map((u) => u.write.key),
-          upserts.map((u) => u.write.partition),
-          upserts.map((u) => nullable(u.write.sort)),
-          upserts.map((u) => JSON.stringify(u.write.doc)),
+          JSON.stringify(
+            upserts.map((u) => ({
+              model: u.slot.model,
+              generation: u.slot.generation,
+              key: u.write.key,
+              partition: u.write.partition,
+              sort: nullable(u.write.sort),
+              doc: u.write.doc,
+            })),
+          ),
         ]);
       const removals = commits.flatMap((c) =>
         c.writes.filter((w) => w.doc === null).map((w) => ({ slot: c, write: w })),

@@ -1,5 +1,10 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
-import { parseRoundId, roundEventSchema, tableEventSchema } from '@croupier/contracts';
+import {
+  parseRoundId,
+  roundEventSchema,
+  tableEventSchema,
+  parseRecorded,
+} from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
 /** A player's session (003, 004) in play, as the floor sees it. */
@@ -60,10 +65,9 @@ export class ActiveSessions implements DurableProjection<SessionDocument> {
   keysOf(event: RecordedEvent): readonly string[] {
     if (!(this.handles as readonly string[]).includes(event.type)) return [];
     const tableId = event.stream.startsWith('table-')
-      ? tableEventSchema.parse({ type: event.type, data: event.data }).data.tableId
+      ? parseRecorded(tableEventSchema, event).data.tableId
       : event.stream.startsWith('round-')
-        ? parseRoundId(roundEventSchema.parse({ type: event.type, data: event.data }).data.roundId)
-            .tableId
+        ? parseRoundId(parseRecorded(roundEventSchema, event).data.roundId).tableId
         : null;
     return tableId !== null && isSession(tableId) ? [tableId] : [];
   }
@@ -73,7 +77,7 @@ export class ActiveSessions implements DurableProjection<SessionDocument> {
     if (sessionId === undefined) return;
     const at = event.recordedAt.toISOString();
     if (event.stream.startsWith('table-')) {
-      const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+      const parsed = parseRecorded(tableEventSchema, event);
       if (parsed.type === 'TableClosed') docs.delete(sessionId);
       if (parsed.type !== 'TableOpened' || parsed.data.session === undefined) return;
       const view: ActiveSession = {
@@ -98,7 +102,7 @@ export class ActiveSessions implements DurableProjection<SessionDocument> {
     }
     const doc = docs.get(sessionId);
     if (doc === undefined) return;
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(roundEventSchema, event);
     let view = doc.view;
     let standing = doc.standing;
     // The idle sweep and settlement act as the system: no activity of the player's.

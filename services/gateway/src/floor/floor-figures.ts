@@ -5,6 +5,7 @@ import {
   roundEventSchema,
   tableEventSchema,
   type RoundEvent,
+  parseRecorded,
 } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 import { applyDelta, NO_FIGURES, type Figures, type FiguresDelta } from './figures.js';
@@ -114,11 +115,11 @@ export class FloorFigures implements DurableProjection<FloorDocument> {
   keysOf(event: RecordedEvent): readonly string[] {
     if (!(this.handles as readonly string[]).includes(event.type)) return [];
     if (event.stream.startsWith('table-')) {
-      const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+      const parsed = parseRecorded(tableEventSchema, event);
       return [tableKey(parsed.data.tableId)];
     }
     if (!event.stream.startsWith('round-')) return [];
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(roundEventSchema, event);
     const { tableId } = parseRoundId(parsed.data.roundId);
     if (parsed.type !== 'RoundSettled' && parsed.type !== 'RoundResettled')
       return [tableKey(tableId)];
@@ -143,7 +144,7 @@ export class FloorFigures implements DurableProjection<FloorDocument> {
     }
     const table = docs.get(key) as TableDocument | undefined;
     if (table === undefined) return;
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(roundEventSchema, event);
     const round = nextRound(table.round, parsed);
     if (round !== table.round) docs.put(key, { ...table, round }, indexOf(table));
     if (buckets.length === 0) return;
@@ -222,7 +223,7 @@ const indexOf = (table: TableDocument) =>
   table.scope.kind === 'table' ? { partition: TABLES, sort: BigInt(table.openedPosition) } : {};
 
 function applyTable(event: RecordedEvent, key: string, docs: DocumentSet<FloorDocument>): void {
-  const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+  const parsed = parseRecorded(tableEventSchema, event);
   const at = event.recordedAt.toISOString();
   if (parsed.type === 'TableOpened') {
     const { tableId, config, shiftId } = parsed.data;

@@ -1,4 +1,4 @@
-import { isPlayMoney, roundEventSchema, type RoundEvent } from '@croupier/contracts';
+import { isPlayMoney, roundEventSchema, type RoundEvent, parseRecorded } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import {
   adjustmentOf,
@@ -20,7 +20,7 @@ export const isFunRound = (event: RoundEvent): boolean =>
 
 /** A round event: the round every player shares, and the records of its players it names. */
 export function applyRound(event: RecordedEvent, docs: Docs): void {
-  const parsed: RoundEvent = roundEventSchema.parse({ type: event.type, data: event.data });
+  const parsed: RoundEvent = parseRecorded(roundEventSchema, event);
   const roundId = parsed.data.roundId;
   if (isFunRound(parsed)) return;
   if (parsed.type === 'RoundOpened') {

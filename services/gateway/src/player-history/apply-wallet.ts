@@ -1,4 +1,4 @@
-import { walletEventSchema, type WalletEvent } from '@croupier/contracts';
+import { walletEventSchema, type WalletEvent, parseRecorded } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { walletBalanceStep } from '../wallet-balance-fold.js';
 import {
@@ -15,7 +15,7 @@ import {
 
 /** A wallet event: the player's balance, and their record of the round it moved money for. */
 export function applyWallet(event: RecordedEvent, docs: Docs): void {
-  const parsed: WalletEvent = walletEventSchema.parse({ type: event.type, data: event.data });
+  const parsed: WalletEvent = parseRecorded(walletEventSchema, event);
   const { playerId } = parsed.data;
   const player = docs.get(playerKey(playerId)) as PlayerDocument | undefined;
   const { before, after, next } = walletBalanceStep(player?.wallet, parsed);

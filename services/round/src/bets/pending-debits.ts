@@ -4,6 +4,7 @@ import {
   operatorWalletEventSchema,
   walletEventSchema,
   type RoundId,
+  parseRecorded,
 } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
@@ -46,17 +47,17 @@ export class PendingDebits implements DurableProjection<PendingDebit> {
       case 'StakeDebited':
       case 'StakeRefunded':
       case 'PayoutCredited': {
-        const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+        const parsed = parseRecorded(walletEventSchema, event);
         return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
       }
       case 'BetPlaced':
-        return [pendingKey(betPlaced.parse({ type: event.type, data: event.data }).data)];
+        return [pendingKey(parseRecorded(betPlaced, event).data)];
       // Seamless mode (ADR 0026): a stake the operator's wallet confirmed, closed by a credit or
       // a rollback requested of it.
       case 'OperatorDebitConfirmed':
       case 'OperatorCreditRequested':
       case 'OperatorRollbackRequested': {
-        const parsed = operatorWalletEventSchema.parse({ type: event.type, data: event.data });
+        const parsed = parseRecorded(operatorWalletEventSchema, event);
         return 'betId' in parsed.data && 'roundId' in parsed.data ? [pendingKey(parsed.data)] : [];
       }
       default:
@@ -78,7 +79,7 @@ export class PendingDebits implements DurableProjection<PendingDebit> {
       docs.delete(key);
       return;
     }
-    const debit = walletEventSchema.parse({ type: event.type, data: event.data });
+    const debit = parseRecorded(walletEventSchema, event);
     if (debit.type !== 'StakeDebited') return;
     const { betId, playerId, roundId, amount, fun } = debit.data;
     // The store's time, not this process's first sight of it: a restart (or a replica) does

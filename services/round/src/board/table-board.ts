@@ -7,6 +7,7 @@ import {
   shoeEventSchema,
   tableEventSchema,
   type Dealing,
+  parseRecorded,
 } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
@@ -118,13 +119,13 @@ export class TableBoard implements DurableProjection<TableDocument> {
 
   keysOf(event: RecordedEvent): readonly string[] {
     if (event.stream.startsWith('table-'))
-      return [tableEventSchema.parse({ type: event.type, data: event.data }).data.tableId];
+      return [parseRecorded(tableEventSchema, event).data.tableId];
     if (event.stream.startsWith('shoe-') && event.type === 'ShoeShuffled') {
-      const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
+      const shuffled = parseRecorded(shoeEventSchema, event);
       return shuffled.type === 'ShoeShuffled' ? [shuffled.data.tableId] : [];
     }
     if (event.stream.startsWith('round-') && ROUND_EVENTS.has(event.type)) {
-      const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+      const parsed = parseRecorded(roundEventSchema, event);
       return [parseRoundId(parsed.data.roundId).tableId];
     }
     return [];
@@ -134,7 +135,7 @@ export class TableBoard implements DurableProjection<TableDocument> {
     const [tableId] = this.keysOf(event);
     if (tableId === undefined) return;
     if (event.type === 'TableOpened') {
-      const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+      const parsed = parseRecorded(tableEventSchema, event);
       if (parsed.type !== 'TableOpened') return;
       const opened: TableDocument = {
         openedAt: event.position.toString(),
@@ -167,7 +168,7 @@ export class TableBoard implements DurableProjection<TableDocument> {
       table.lastActivityAt = event.recordedAt.getTime();
     if (event.stream.startsWith('table-')) applyTable(table, event);
     else if (event.stream.startsWith('shoe-')) {
-      const shuffled = shoeEventSchema.parse({ type: event.type, data: event.data });
+      const shuffled = parseRecorded(shoeEventSchema, event);
       if (shuffled.type !== 'ShoeShuffled') return;
       table.currentShoeId = shuffled.data.shoeId;
       table.results = [];
@@ -205,7 +206,7 @@ export class TableBoard implements DurableProjection<TableDocument> {
 }
 
 function applyTable(table: Mutable<TableView>, event: RecordedEvent): void {
-  const parsed = tableEventSchema.parse({ type: event.type, data: event.data });
+  const parsed = parseRecorded(tableEventSchema, event);
   switch (parsed.type) {
     case 'DealerChanged':
       table.dealerId = parsed.data.dealerId;
@@ -219,7 +220,7 @@ function applyTable(table: Mutable<TableView>, event: RecordedEvent): void {
 }
 
 function applyRound(table: Mutable<TableView>, event: RecordedEvent): void {
-  const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+  const parsed = parseRecorded(roundEventSchema, event);
   const { roundNumber, shoeId } = parseRoundId(parsed.data.roundId);
   const current = table.currentRound;
   const update = (changes: Partial<NonNullable<TableView['currentRound']>>) => {

@@ -1,6 +1,6 @@
 import type { DocumentSet, DurableProjection } from '@croupier/application';
 import { nextCardRecipient, type Card, type Hand } from '@croupier/baccarat';
-import { roundEventSchema, type CardSource } from '@croupier/contracts';
+import { roundEventSchema, type CardSource, parseRecorded } from '@croupier/contracts';
 import type { ProjectionStorage, RecordedEvent } from '@croupier/eventstore';
 
 /**
@@ -84,7 +84,7 @@ export class DealingWatch implements DurableProjection<WatchedRound> {
   apply(event: RecordedEvent, docs: DocumentSet<WatchedRound>): void {
     const [roundId] = this.keysOf(event);
     if (roundId === undefined) return;
-    const parsed = roundEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(roundEventSchema, event);
     const at = event.recordedAt.getTime();
     if (parsed.type === 'RoundOpened') {
       const d = parsed.data;

@@ -14,6 +14,7 @@ import {
   tableClosed,
   walletEventSchema,
   type ShiftEnd,
+  parseRecorded,
 } from '@croupier/contracts';
 import type {
   EventStore,
@@ -48,12 +49,12 @@ export class CommissionLedger implements DurableProjection<CommissionOwedAtTable
 
   keysOf(event: RecordedEvent): readonly string[] {
     if (!COMMISSION_EVENTS.has(event.type)) return [];
-    const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(walletEventSchema, event);
     return 'tableId' in parsed.data ? [parsed.data.tableId] : [];
   }
 
   apply(event: RecordedEvent, docs: DocumentSet<CommissionOwedAtTable>): void {
-    const parsed = walletEventSchema.parse({ type: event.type, data: event.data });
+    const parsed = parseRecorded(walletEventSchema, event);
     let change: number;
     if (parsed.type === 'CommissionAccrued') change = parsed.data.amount;
     else if (parsed.type === 'CommissionCollected') change = -parsed.data.amount;
@@ -153,19 +154,19 @@ export function startCommissionCollector(
     onError,
     handler: async (event) => {
       if (event.type === 'DealerChanged') {
-        const change = dealerChanged.parse({ type: event.type, data: event.data }).data;
+        const change = parseRecorded(dealerChanged, event).data;
         await onShiftEnd(event, change.tableId, change.shiftId, { dealerChangeId: event.id });
         return;
       }
       if (event.type === 'TableClosed') {
-        const { tableId } = tableClosed.parse({ type: event.type, data: event.data }).data;
+        const { tableId } = parseRecorded(tableClosed, event).data;
         closedBy.set(tableId, event.id);
         await onShiftEnd(event, tableId, null, { tableClosedId: event.id });
         return;
       }
       // Commission accrued at an open table waits for its shift to end; at a closed table no
       // shift will end again: the bet's commission is collected now, naming the close.
-      const accrued = commissionAccrued.parse({ type: event.type, data: event.data }).data;
+      const accrued = parseRecorded(commissionAccrued, event).data;
       const tableClosedId = await closeOf(accrued.tableId);
       if (tableClosedId === null) return;
       await wallet.collectCommission(
