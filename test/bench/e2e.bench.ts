@@ -7,6 +7,15 @@ import { randomUUID } from 'node:crypto';
  * PayoutCredited) p50/p99, events/s, and what each settled round cost (bench/cost.ts):
  * PostgreSQL transactions and statements, store appends and reads, HTTP requests, CPU ms of the
  * gateway and of PostgreSQL.
+ * Two ways to deal (issue 27). Saturated, the default: each table's dealer opens, closes and deals
+ * as fast as it can and its bots bet at once, so bet latency is mostly queueing. Paced, with
+ * BENCH_ROUNDS_PER_TABLE_PER_MINUTE=N: each table opens a round every 60/N s, keeps its betting
+ * window open (BENCH_BETTING_WINDOW_S, default 60 % of the period, at most 15 s), and each bot
+ * bets once at a random moment inside it, as players do; the dealer closes at the window's end
+ * and deals. The JSON line then also says whether the paced targets are met.
+ * BENCH_IDLE_S=N: no dealing measured; once the tables are open (and WARMUP_S dealt, if given) and
+ * BENCH_IDLE_SETTLE_S (default 15) have passed, the CPU of the gateway and of PostgreSQL over N
+ * idle seconds (bench/idle.ts).
  * Env: TABLES (default 4), DURATION_S (default 30), PAIR_BETS (default 0), DATABASE_URL,
  * WARMUP_S (default 0: the tables deal this long before anything is measured, so that a young
  * process's compiling of its hot code, a fifth of its CPU in the first minute, is left out),
@@ -25,12 +34,29 @@ import { CLUSTER_SECRETS, ServiceProcess } from '../support/cluster.js';
 import { Remote } from '../support/remote.js';
 import { allEvents } from '../support/invariants.js';
 import { cpuSeconds, ownDatabase, RoundCost } from './cost.js';
+import { measureIdle } from './idle.js';
 
 const TABLES = Number(process.env.TABLES ?? 4);
 const DURATION_MS = Number(process.env.DURATION_S ?? 30) * 1000;
 const BOTS = 7;
 /** PAIR_BETS=1: every other bot adds a player-pair bet; by default each bot bets once a round. */
 const PAIR_BETS = process.env.PAIR_BETS === '1';
+const ROUNDS_PER_MINUTE = Number(process.env.BENCH_ROUNDS_PER_TABLE_PER_MINUTE ?? 0);
+const PACED = ROUNDS_PER_MINUTE > 0;
+const PERIOD_MS = PACED ? 60_000 / ROUNDS_PER_MINUTE : 0;
+const BETTING_WINDOW_MS =
+  process.env.BENCH_BETTING_WINDOW_S !== undefined
+    ? Number(process.env.BENCH_BETTING_WINDOW_S) * 1000
+    : Math.min(15_000, PERIOD_MS * 0.6);
+if (PACED && !(BETTING_WINDOW_MS > 0 && BETTING_WINDOW_MS < PERIOD_MS))
+  throw new Error(
+    `BENCH_BETTING_WINDOW_S must be above 0 and shorter than a round's period (${PERIOD_MS} ms at ${ROUNDS_PER_MINUTE} rounds a minute)`,
+  );
+/** The paced targets of issue 27, at 8 tables x 7 bots x 6 rounds a minute. */
+const PACED_TARGETS = { betP50Ms: 5, betP99Ms: 25, payoutP50Ms: 100, payoutP99Ms: 500 };
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 0);
+/** How long the deployment rests before the idle window: a young process compiles and collects. */
+const IDLE_SETTLE_MS = Number(process.env.BENCH_IDLE_SETTLE_S ?? 15) * 1000;
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return null;
@@ -127,10 +153,127 @@ const bots = tables.flatMap((tableId) =>
 const WARMUP_MS = Number(process.env.WARMUP_S ?? 0) * 1000;
 /** Bet latencies and errors count once the warm-up is over. */
 let measuring = WARMUP_MS === 0;
+async function placeBet(
+  bot: (typeof bots)[number],
+  roundId: string,
+  index: number,
+  pairs: boolean,
+) {
+  const t0 = performance.now();
+  await call(bot.as, 'POST', `/v1/rounds/${roundId}/bets`, {
+    bets: [
+      { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000, betId: randomUUID() },
+      ...(PAIR_BETS && index % 2 === 0 && pairs
+        ? [{ type: 'player_pair', amount: 100, betId: randomUUID() }]
+        : []),
+    ],
+  });
+  if (measuring) betLatencies.push(performance.now() - t0);
+}
+function counted(error: unknown) {
+  // ROUND_IN_PROGRESS while the previous round settles, before a new shoe: try again.
+  if (String(error).includes('ROUND_IN_PROGRESS')) return;
+  if (measuring) errors++;
+  if (errors < 5) process.stderr.write(`${String(error)}\n`);
+}
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+async function openRound(tableId: string) {
+  const round = (await call(dealer, 'POST', `/v1/tables/${tableId}/rounds`)) as {
+    roundId: string;
+    number: number;
+  };
+  // Pair bets are offered up to round 60 of a shoe (rules.md section 4).
+  return { ...round, pairOffered: round.number <= 60 };
+}
+async function dealSaturated(tableId: string, playing: () => boolean) {
+  while (playing()) {
+    try {
+      const round = await openRound(tableId);
+      await Promise.all(
+        bots
+          .filter((bot) => bot.tableId === tableId)
+          .map((bot, index) => placeBet(bot, round.roundId, index, round.pairOffered)),
+      );
+      await call(dealer, 'POST', `/v1/rounds/${round.roundId}/close-betting`);
+      await call(dealer, 'POST', `/v1/rounds/${round.roundId}/deal`);
+    } catch (error) {
+      counted(error);
+      await sleep(5);
+    }
+  }
+}
+/** How late each paced round opened after its time (ms): the system not keeping the pace. */
+const openDelays: number[] = [];
+/**
+ * A table at a casino's pace: a round every PERIOD_MS (tables staggered over the period), its
+ * bots betting once each at a random moment of the betting window, the dealer closing at its end
+ * and dealing at once. A round that cannot open yet (the last one still settling) is tried again
+ * until the window would be half gone, then skipped.
+ */
+async function dealPaced(tableId: string, playing: () => boolean) {
+  const offset = (tables.indexOf(tableId) / tables.length) * PERIOD_MS;
+  let due = Math.ceil((performance.now() - offset) / PERIOD_MS) * PERIOD_MS + offset;
+  while (playing()) {
+    await sleep(due - performance.now());
+    const scheduled = due;
+    due += PERIOD_MS;
+    if (!playing()) break;
+    let round: Awaited<ReturnType<typeof openRound>> | null = null;
+    while (round === null && performance.now() - scheduled < BETTING_WINDOW_MS / 2) {
+      try {
+        round = await openRound(tableId);
+      } catch (error) {
+        counted(error);
+        await sleep(20);
+      }
+    }
+    if (round === null) continue;
+    const { roundId, pairOffered } = round;
+    const opened = performance.now();
+    if (measuring) openDelays.push(opened - scheduled);
+    // Each bot bets in the first 90 % of the window, so the dealer never closes on a bet in flight.
+    const betting = bots
+      .filter((bot) => bot.tableId === tableId)
+      .map(async (bot, index) => {
+        await sleep(Math.random() * BETTING_WINDOW_MS * 0.9);
+        await placeBet(bot, roundId, index, pairOffered).catch(counted);
+      });
+    await sleep(opened + BETTING_WINDOW_MS - performance.now());
+    await Promise.all(betting);
+    try {
+      await call(dealer, 'POST', `/v1/rounds/${roundId}/close-betting`);
+      await call(dealer, 'POST', `/v1/rounds/${roundId}/deal`);
+    } catch (error) {
+      counted(error);
+    }
+  }
+}
+const dealTable = PACED ? dealPaced : dealSaturated;
 if (WARMUP_MS > 0) {
   const warmupEnds = Date.now() + WARMUP_MS;
   await Promise.all(tables.map((tableId) => dealTable(tableId, () => Date.now() < warmupEnds)));
   measuring = true;
+}
+if (IDLE_S > 0) {
+  // Dealing stopped (the warm-up's last rounds settle and their readers catch up), then nothing.
+  await sleep(IDLE_SETTLE_MS);
+  emit({
+    bench: 'e2e-idle',
+    store: 'postgres',
+    deployment: 'single process (gateway) on PostgreSQL',
+    tables: TABLES,
+    warmupSeconds: WARMUP_MS / 1000,
+    ...(await measureIdle(cost, IDLE_S)),
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    loadAverage1m: Number((loadavg()[0] ?? 0).toFixed(2)),
+    loadAverageAtStart1m: loadAtStart,
+  });
+  await store.close();
+  await gatewayProcess.stop();
+  cost.cleanup();
+  await database.drop();
+  process.exit(0);
 }
 // What the gateway burns with nothing to do (timers, polls, metrics), over the wait before the
 // first sample: at a few rounds a second it is a share of every round's CPU.
@@ -142,43 +285,6 @@ const idleCpuMsPerSecond =
 const requestsBefore = httpRequests;
 const started = Date.now();
 const startPosition = (await store.readAll({ limit: 1_000_000 })).at(-1)?.position;
-async function dealTable(tableId: string, playing: () => boolean) {
-  while (playing()) {
-    try {
-      const round = (await call(dealer, 'POST', `/v1/tables/${tableId}/rounds`)) as {
-        roundId: string;
-        number: number;
-      };
-      // Pair bets are offered up to round 60 of a shoe (rules.md section 4).
-      const pairOffered = round.number <= 60;
-      await Promise.all(
-        bots
-          .filter((bot) => bot.tableId === tableId)
-          .map(async (bot, index) => {
-            const t0 = performance.now();
-            await call(bot.as, 'POST', `/v1/rounds/${round.roundId}/bets`, {
-              bets: [
-                { type: index % 3 === 0 ? 'player' : 'banker', amount: 1_000, betId: randomUUID() },
-                ...(PAIR_BETS && index % 2 === 0 && pairOffered
-                  ? [{ type: 'player_pair', amount: 100, betId: randomUUID() }]
-                  : []),
-              ],
-            });
-            if (measuring) betLatencies.push(performance.now() - t0);
-          }),
-      );
-      await call(dealer, 'POST', `/v1/rounds/${round.roundId}/close-betting`);
-      await call(dealer, 'POST', `/v1/rounds/${round.roundId}/deal`);
-    } catch (error) {
-      // ROUND_IN_PROGRESS while the previous round settles, before a new shoe: try again.
-      if (!String(error).includes('ROUND_IN_PROGRESS')) {
-        if (measuring) errors++;
-        if (errors < 5) process.stderr.write(`${String(error)}\n`);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  }
-}
 await Promise.all(
   tables.map((tableId) => dealTable(tableId, () => Date.now() - started < DURATION_MS)),
 );
@@ -241,10 +347,35 @@ const gaps = (from: Map<string, number>, to: Map<string, number>) =>
     .map(([roundId, at]) => at - from.get(roundId)!)
     .filter(Number.isFinite);
 const stage = (values: number[]) => ({ p50: percentile(values, 50), p99: percentile(values, 99) });
+const betP50 = percentile(betLatencies, 50);
+const betP99 = percentile(betLatencies, 99);
+const lagP50 = percentile(lags, 50);
+const lagP99 = percentile(lags, 99);
 emit({
   bench: 'e2e',
   store: 'postgres',
   deployment: 'single process (gateway) on PostgreSQL, over HTTP',
+  mode: PACED ? 'paced' : 'saturated',
+  ...(PACED
+    ? {
+        roundsPerTablePerMinute: ROUNDS_PER_MINUTE,
+        bettingWindowMs: BETTING_WINDOW_MS,
+        // Rounds opened after their time: above a few ms, the system is not keeping the pace.
+        roundOpenDelayMs: { p50: percentile(openDelays, 50), p99: percentile(openDelays, 99) },
+        // The bet from the bot's request to its answer; the payout from RoundCompleted to the
+        // round's last PayoutCredited (the settlement lag below).
+        pacedTargets: PACED_TARGETS,
+        meetsPacedTargets:
+          betP50 !== null &&
+          betP99 !== null &&
+          lagP50 !== null &&
+          lagP99 !== null &&
+          betP50 <= PACED_TARGETS.betP50Ms &&
+          betP99 <= PACED_TARGETS.betP99Ms &&
+          lagP50 <= PACED_TARGETS.payoutP50Ms &&
+          lagP99 <= PACED_TARGETS.payoutP99Ms,
+      }
+    : {}),
   tables: TABLES,
   warmupSeconds: WARMUP_MS / 1000,
   botsPerTable: BOTS,
@@ -254,8 +385,8 @@ emit({
   settledRoundsPerSecond: Number((settledRounds / elapsed).toFixed(2)),
   bets: betLatencies.length,
   betsPerSecond: Number((betLatencies.length / elapsed).toFixed(1)),
-  betLatencyMs: { p50: percentile(betLatencies, 50), p99: percentile(betLatencies, 99) },
-  settlementLagMs: { p50: percentile(lags, 50), p99: percentile(lags, 99) },
+  betLatencyMs: { p50: betP50, p99: betP99 },
+  settlementLagMs: { p50: lagP50, p99: lagP99 },
   settlementLagByStageMs: {
     completedToSettled: stage(toSettled),
     // of which: until the reactor decided (woken, its page read, the round read), then the append

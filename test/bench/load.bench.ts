@@ -7,9 +7,12 @@ import { randomUUID } from 'node:crypto';
  * CPU per process: each service, the driver, PostgreSQL, the bench's Redis, the whole machine.
  * Env: LEVELS (default "10,25,50" tables), STEP_S (default 20), DRAIN_MAX_S (default 60: how
  * long to wait after dealing stops for every completed round to be credited), DATABASE_URL.
+ * BENCH_IDLE_S=N (issue 27): the deployment with a gateway as well, the first level's tables
+ * opened and nobody playing; after BENCH_IDLE_SETTLE_S (default 15), one JSON line with the CPU of
+ * each process over N idle seconds (bench/idle.ts), and no dealing.
  */
 import { mkdtempSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEventStore } from '@croupier/eventstore';
 import { startRedisServer } from '@croupier/testkit';
@@ -25,11 +28,15 @@ import {
   postgresPids,
   RoundCost,
 } from './cost.js';
+import { measureIdle } from './idle.js';
 
 const LEVELS = (process.env.LEVELS ?? '10,25,50').split(',').map(Number);
 const STEP_MS = Number(process.env.STEP_S ?? 20) * 1000;
 const DRAIN_MAX_MS = Number(process.env.DRAIN_MAX_S ?? 60) * 1000;
 const BOTS = 7;
+const IDLE_S = Number(process.env.BENCH_IDLE_S ?? 0);
+/** How long the deployment rests before the idle window: a young process compiles and collects. */
+const IDLE_SETTLE_MS = Number(process.env.BENCH_IDLE_SETTLE_S ?? 15) * 1000;
 
 const percentile = (values: number[], p: number) => {
   if (values.length === 0) return null;
@@ -58,6 +65,8 @@ cluster = await Cluster.create({
   redisPrefix: database.name,
   logDir: mkdtempSync(join(tmpdir(), 'croupier-load-')),
   env: { LOG_LEVEL: 'error', RATE_LIMIT_PER_MINUTE: '1000000', ...cost.serviceEnv },
+  // The read side of a deployment is part of its idle cost; the load steps never call it.
+  gateway: IDLE_S > 0,
 });
 const store = await createEventStore({
   kind: 'postgres',
@@ -95,7 +104,19 @@ async function openTables(count: number) {
   }
 }
 
-for (const tables of LEVELS) {
+if (IDLE_S > 0) {
+  await openTables(LEVELS[0] ?? 10);
+  // The tables' events read by every subscriber and read model, then nothing.
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  emit({
+    bench: 'load-idle',
+    deployment: 'distributed (shoe, wallet, round, 2 x settlement, gateway) on PostgreSQL + Redis',
+    tables: tablesOpened,
+    ...(await measureIdle(cost, IDLE_S)),
+    machine: { cpu: cpus()[0]?.model, cores: cpus().length, loadAverage1m: loadavg()[0] },
+  });
+}
+for (const tables of IDLE_S > 0 ? [] : LEVELS) {
   await openTables(tables);
   const costBefore = await cost.sample();
   const requestsBefore = httpRequests;

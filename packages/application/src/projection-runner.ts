@@ -94,8 +94,17 @@ export interface ProjectionRunnerOptions {
    * Default 50,000; 0 keeps none (docs/adr/0048).
    */
   readonly catchUpDocuments?: number;
-  /** Poll of the log when no wake-up arrives, and of a checkpoint another process moves (ms). Default 100. */
+  /**
+   * Poll of the log while an event committed is known not to be read yet (not yet visible, ADR
+   * 0002), and of a checkpoint another process moves (ms). Default 100.
+   */
   readonly pollIntervalMs?: number;
+  /**
+   * Poll of the log when every event known to be committed has been read (ms). Default 5000:
+   * the appends of this process and, by NOTIFY, of the others wake the runner and name their
+   * position, so this only bounds a lost wake-up's delay (ADR 0046). Never below `pollIntervalMs`.
+   */
+  readonly idlePollIntervalMs?: number;
   /** How often a model another process runs is asked for (ms). Default 1000. */
   readonly lockRetryMs?: number;
   /** Cap of the backoff after a failed read or commit (ms). Default 5000. */
@@ -159,6 +168,9 @@ export interface ProjectionStatus {
   readonly stopped: string | null;
 }
 
+/** How long a wake-up that names no position keeps the runner polling at its short interval. */
+const UNCERTAIN_WAKE_MS = 2_000;
+
 /**
  * Runs durable read models: one reader of the log for every model this process holds the lease
  * of, one transaction per batch for all of them, each model's documents and checkpoint committed
@@ -180,6 +192,10 @@ export class ProjectionRunner {
   #wake: (() => void) | null = null;
   #wakePending = false;
   #lastAppended = 0n;
+  /** The newest position a wake-up said was committed, in this process or another. */
+  #awaited = 0n;
+  /** Until when a wake-up that named no position may still be held back (ms since the epoch). */
+  #uncertainUntil = 0;
   /** The loop's step and a rebuild's swap run one at a time. */
   #lock: Promise<unknown> = Promise.resolve();
   #caughtUp: { resolve: () => void; reject: (e: unknown) => void } | null = null;
@@ -199,6 +215,7 @@ export class ProjectionRunner {
       batchSize: 500,
       catchUpBatchSize: 8_000,
       pollIntervalMs: 100,
+      idlePollIntervalMs: 5_000,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,
       syncTimeoutMs: 5_000,
@@ -291,7 +308,28 @@ export class ProjectionRunner {
   /** Records a position this process appended: `sync()` waits for the models to pass it. */
   noteAppended(position: bigint): void {
     if (position > this.#lastAppended) this.#lastAppended = position;
+    this.#heard(position);
+  }
+
+  /**
+   * A wake-up from the store: events are committed up to `position`, or, when it does not say,
+   * may be (they are then looked for at the short poll for a while, as before ADR 0046).
+   */
+  #heard(position: bigint | undefined): void {
+    if (position === undefined) this.#uncertainUntil = Date.now() + UNCERTAIN_WAKE_MS;
+    else if (position > this.#awaited) this.#awaited = position;
     this.wake();
+  }
+
+  /**
+   * Whether a model being run has not yet read an event known to be committed: it is held back
+   * below the log's `xmin` by an older transaction whose end may wake nobody, so the runner
+   * polls at the short interval until it is read.
+   */
+  #awaiting(active: readonly Model[]): boolean {
+    return (
+      Date.now() < this.#uncertainUntil || active.some((model) => model.position < this.#awaited)
+    );
   }
 
   /**
@@ -547,9 +585,16 @@ export class ProjectionRunner {
           this.#caughtUp = null;
         }
         this.#settleWaiters();
-        pause = caughtUp ? this.#options.pollIntervalMs : 0;
-        if (active.length === 0)
-          pause = Math.min(this.#options.lockRetryMs, this.#options.pollIntervalMs);
+        const { pollIntervalMs, idlePollIntervalMs, lockRetryMs } = this.#options;
+        // The slow poll only where every append wakes the runner (ADR 0046).
+        pause = !caughtUp
+          ? 0
+          : this.#awaiting(active) || this.#storage.wakesOnAppends !== true
+            ? pollIntervalMs
+            : Math.max(pollIntervalMs, idlePollIntervalMs);
+        // Standing by for a lease another process holds: asked for every lockRetryMs.
+        if ([...this.#models.values()].some((model) => !model.held))
+          pause = Math.min(pause, lockRetryMs);
       } catch (error) {
         this.#report(error);
         if (error instanceof ProjectionOwnershipLostError) await this.#dropLeases(error.models);
@@ -744,8 +789,8 @@ export class ProjectionRunner {
       model.nextLeaseAttempt = now + this.#options.lockRetryMs;
       const name = model.projection.name;
       model.lease ??= await this.#storage.openLease(name, {
-        wake: () => {
-          this.wake();
+        wake: (position) => {
+          this.#heard(position);
         },
         broken: (error) => {
           this.#report(error);
@@ -825,6 +870,7 @@ function cachedReads(
   cacheable: (model: string) => boolean,
 ): ProjectionStorage {
   return {
+    ...(storage.wakesOnAppends === undefined ? {} : { wakesOnAppends: storage.wakesOnAppends }),
     ensureModel: (model) => storage.ensureModel(model),
     states: (model) => storage.states(model),
     openLease: (model, signals) => storage.openLease(model, signals),

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import {
+  chainContent,
   createEventStore,
   openProjectionStorage,
   type EventStore,
@@ -8,9 +9,9 @@ import {
 } from '@croupier/eventstore';
 import { isolatedPostgres, withClient, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { randomId } from '../src/index.js';
+import { ProjectionRunner, randomId } from '../src/index.js';
 import { projectionRunnerSuite } from './projection-runner.suite.js';
-import type { Tally } from './tally.js';
+import { TallyProjection, type Tally } from './tally.js';
 
 const schemas: IsolatedPostgres[] = [];
 afterAll(async () => {
@@ -39,6 +40,67 @@ projectionRunnerSuite('PostgreSQL', async () => {
 
 const eventually = <T>(check: () => T | Promise<T>, timeout = 60_000) =>
   vi.waitFor(check, { timeout, interval: 50 });
+
+describe('a runner that knows of nothing unread polls slowly (ADR 0046)', () => {
+  it('reads a commit nobody signalled only at its slow poll, and one it was told of but another transaction holds back at its short poll', async () => {
+    const { postgres, store, storage } = await openPostgres();
+    // Another process's store: its appends reach the runner by NOTIFY, naming their position.
+    const writer = await createEventStore({
+      kind: 'postgres',
+      connectionString: postgres.connectionString,
+      schema: postgres.schema,
+    });
+    const runner = new ProjectionRunner(store, storage, {
+      pollIntervalMs: 50,
+      idlePollIntervalMs: 60_000,
+    });
+    runner.register(new TallyProjection());
+    const tally = (stream: string) => storage.get('tally', stream) as Promise<Tally | undefined>;
+    try {
+      await runner.start();
+      const raw = { id: randomId(), type: 'Added' };
+      await withClient(postgres.connectionString, (client) =>
+        client.query(
+          // Its last argument: no NOTIFY.
+          `SELECT * FROM "${postgres.schema}".append_events($1, -1, $2::uuid[], $3, $4, $5, $6, false)`,
+          [
+            'raw',
+            [raw.id],
+            [raw.type],
+            ['{"amount":1}'],
+            ['{}'],
+            [chainContent({ ...raw, data: { amount: 1 } })],
+          ],
+        ),
+      );
+      // No wake-up for it, and a slow poll: a runner polling every 50 ms would have it by now.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await tally('raw')).toBeUndefined();
+      await withClient(postgres.connectionString, async (holder) => {
+        // An older transaction that appends nothing: its end wakes nobody.
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        await writer.append('told', [{ id: randomId(), type: 'Added', data: { amount: 2 } }], {
+          expectedVersion: 'no-stream',
+        });
+        await eventually(async () => {
+          expect(await tally('raw')).toEqual({ revisions: ['0'], total: 1 });
+        }, 2_000);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect(await tally('told')).toBeUndefined();
+        await holder.query('COMMIT');
+      });
+      // Known committed and not yet read: looked for every 50 ms, not after a minute.
+      await eventually(async () => {
+        expect(await tally('told')).toEqual({ revisions: ['0'], total: 2 });
+      }, 2_000);
+    } finally {
+      await runner.stop();
+      await writer.close();
+      await store.close();
+    }
+  });
+});
 
 /**
  * Runner processes on real PostgreSQL, killed with SIGKILL: a commit is all or nothing, and only

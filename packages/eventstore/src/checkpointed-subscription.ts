@@ -4,8 +4,17 @@ import type { RecordedEvent, SubscribeOptions, Subscription } from './port.js';
 import { normalizeFilter, type NormalizedFilter } from './validation.js';
 
 export interface SubscriptionTuning {
-  /** Fallback poll when no wake-up arrives (ms). */
+  /**
+   * Fallback poll when no wake-up arrives (ms); with a session that can tell (`awaiting`), only
+   * while an event committed is not yet visible to it.
+   */
   readonly pollIntervalMs: number;
+  /**
+   * Fallback poll when the session knows of no event it has not read (ms, default
+   * `pollIntervalMs`): every commit it waits for wakes it, so this only bounds the latency of a
+   * lost wake-up (ADR 0046). Never shorter than `pollIntervalMs`.
+   */
+  readonly idlePollIntervalMs?: number;
   /** How often a standby consumer tries to take the lease (ms). */
   readonly lockRetryMs: number;
   /** Cap of the exponential backoff after an error (ms). */
@@ -42,6 +51,12 @@ export interface ConsumerSession {
   /** The newest position of the log, or null when it is empty. */
   head(): Promise<bigint | null>;
   readPage(after: bigint, filter: NormalizedFilter, limit: number): Promise<LogPage>;
+  /**
+   * Whether an event committed is known not to be read yet (waiting to become visible): the
+   * consumer then polls at `pollIntervalMs`, otherwise at `idlePollIntervalMs`. A session without
+   * it is polled at `pollIntervalMs`.
+   */
+  awaiting?(): boolean;
   /** Releases the lease (if held) and the session's resources. */
   close(): Promise<void>;
 }
@@ -163,6 +178,8 @@ export class CheckpointedSubscription implements Subscription {
     let checkpoint = stored;
     this.#position = stored;
     const { pageSize, pollIntervalMs, idleCheckpointMs = 1_000 } = this.#init.tuning;
+    const idlePollMs = Math.max(pollIntervalMs, this.#init.tuning.idlePollIntervalMs ?? 0);
+    const pollMs = () => (session.awaiting?.() === false ? idlePollMs : pollIntervalMs);
     const perEvent = (this.#init.options.checkpoints ?? 'per-event') === 'per-event';
     const store = async () => {
       if (checkpoint === stored) return;
@@ -208,9 +225,8 @@ export class CheckpointedSubscription implements Subscription {
         if (page.events.length > 0 || Date.now() - storedAt >= idleCheckpointMs) await store();
         if (reachedEnd) {
           this.#caughtUp.resolve();
-          await this.#signal.wait(
-            checkpoint === stored ? pollIntervalMs : Math.min(pollIntervalMs, idleCheckpointMs),
-          );
+          const poll = pollMs();
+          await this.#signal.wait(checkpoint === stored ? poll : Math.min(poll, idleCheckpointMs));
         }
       }
     } finally {

@@ -152,6 +152,43 @@ describe('a deal that stalls', () => {
   });
 });
 
+describe('when the watchdog looks next (ADR 0046)', () => {
+  it('at the earliest deadline it knows, else half the shortest limit from now; never with both limits off', async () => {
+    const watched = await startCasino(undefined, {
+      DEALING_STALL_MS: '60000',
+      VOID_AFTER_PAUSE_MS: '300000',
+    });
+    try {
+      const { system } = watched;
+      await system.readModels.syncToHead();
+      const now = Date.now();
+      expect(await system.watchdog.nextLook(now)).toBe(now + 30_000);
+      await scannerTable(system, 'deadlines');
+      const { roundId } = await system.rounds.openRound('deadlines', dealer);
+      await system.rounds.closeBetting(roundId, dealer);
+      await system.readModels.syncToHead();
+      const since = (await system.dealingWatch.get(roundId))!.waitingSince!;
+      // Waiting for its next card: due a whole stall limit after betting closed.
+      expect(await system.watchdog.nextLook(since)).toBe(since + 30_000);
+      expect(await system.watchdog.nextLook(since + 40_000)).toBe(since + 60_000);
+      await system.rounds.pause(roundId, 'reader jammed', supervisor);
+      await system.readModels.syncToHead();
+      const pausedAt = (await system.dealingWatch.get(roundId))!.pausedAt!;
+      // Paused, it no longer waits for a card: due when the pause has lasted too long.
+      expect(await system.watchdog.nextLook(pausedAt + 280_000)).toBe(pausedAt + 300_000);
+      await system.rounds.void(roundId, 'reader replaced', supervisor);
+    } finally {
+      await watched.close();
+    }
+    const off = await startCasino(undefined, { DEALING_STALL_MS: '0', VOID_AFTER_PAUSE_MS: '0' });
+    try {
+      expect(await off.system.watchdog.nextLook()).toBeNull();
+    } finally {
+      await off.close();
+    }
+  });
+});
+
 describe('a pause not resolved', () => {
   let casino: Casino;
   beforeAll(async () => {

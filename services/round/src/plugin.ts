@@ -58,6 +58,19 @@ export class RoundJobs {
     }
   }
 
+  /**
+   * When the fault watchdog must look next (ms since the epoch; null: never, its limits are
+   * off), from the deadlines it knows of; a store that does not answer is asked again in `retryMs`.
+   */
+  async nextFaultLook(retryMs: number): Promise<number | null> {
+    try {
+      return await this.deps.watchdog.nextLook();
+    } catch (error) {
+      this.deps.logger.error({ err: error }, 'fault watchdog: could not read its deadlines');
+      return Date.now() + retryMs;
+    }
+  }
+
   /** Closes the sessions idle past SESSION_IDLE_TIMEOUT_MS, finishing their rounds first. */
   async closeIdleSessions(): Promise<number> {
     const { readModels, board, rounds } = this.deps;
@@ -117,6 +130,11 @@ export interface RoundPluginOptions extends ServicePluginOptions {
   readonly sessionIdleTimeoutMs: number;
   readonly intervals: {
     readonly orphanSweepMs: number;
+    /**
+     * The fault watchdog looks when a deadline falls due (FaultWatchdog.nextLook); one that is
+     * due and still there after a look (its round failed to act, or the read model has not yet
+     * applied the action) is looked at again after this long.
+     */
     readonly faultSweepMs: number;
     readonly sessionSweepMs: number;
   };
@@ -131,6 +149,46 @@ function every(ms: number, tick: () => Promise<unknown>) {
   return {
     stop: async () => {
       clearInterval(timer);
+      await running;
+    },
+  };
+}
+
+/**
+ * Runs `tick` at the times `next` names (ms since the epoch, asked after each tick; null: not
+ * again), one tick at a time. A time already past when asked is taken as `retryMs` from now, so
+ * a deadline whose round keeps failing is retried at that pace, not in a loop. Stop waits for
+ * the tick in progress.
+ */
+function atDeadlines(
+  retryMs: number,
+  tick: () => Promise<unknown>,
+  next: () => Promise<number | null>,
+) {
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> = Promise.resolve();
+  const run = () => {
+    timer = null;
+    running = (async () => {
+      let due: number | null = Date.now() + retryMs;
+      try {
+        await tick();
+        due = await next();
+      } catch {
+        // The tick and `next` report their own failures; looked at again after `retryMs`.
+      }
+      if (stopped || due === null) return;
+      const wait = due - Date.now();
+      // A few ms late, never early: what is due is what the look compares to the clock.
+      timer = setTimeout(run, wait > 0 ? wait + 5 : retryMs);
+    })();
+  };
+  run();
+  return {
+    stop: async () => {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
       await running;
     },
   };
@@ -160,7 +218,13 @@ export async function roundPlugin(app: HttpApp, options: RoundPluginOptions): Pr
       await run('orphaned-debit-sweep', () => every(intervals.orphanSweepMs, () => jobs.sweep()));
       // The fault policy (000): stalled deals paused, long pauses voided. Every replica may run
       // it: the round's expected version lets one act (FaultWatchdog).
-      await run('fault-watchdog', () => every(intervals.faultSweepMs, () => jobs.watchFaults()));
+      await run('fault-watchdog', () =>
+        atDeadlines(
+          intervals.faultSweepMs,
+          () => jobs.watchFaults(),
+          () => jobs.nextFaultLook(intervals.faultSweepMs),
+        ),
+      );
       await run('idle-session-sweep', () =>
         every(intervals.sessionSweepMs, () => jobs.closeIdleSessions()),
       );

@@ -28,6 +28,25 @@ export interface PostgresDriverOptions {
   readonly notifyIntervalMs?: number;
 }
 
+/**
+ * A NOTIFY's payload: the driver that sent it and the newest position it had committed, so a
+ * listener knows what to wait for when that position is not yet visible to it (ADR 0046). A
+ * payload of the driver's id alone (an older sender) names no position.
+ */
+export function notifyPayload(origin: string, position: bigint): string {
+  return `${origin} ${position}`;
+}
+
+export function parseNotifyPayload(payload: string | undefined): {
+  origin: string;
+  position?: bigint;
+} {
+  const [origin = '', position] = (payload ?? '').split(' ');
+  return position !== undefined && /^\d+$/.test(position)
+    ? { origin, position: BigInt(position) }
+    : { origin };
+}
+
 /** Connection settings every connection of the driver shares. */
 function connectionSettings(options: PostgresDriverOptions) {
   return {
@@ -117,6 +136,8 @@ export class PostgresDriver implements SqlDriver {
   readonly #broken = new WeakMap<pg.ClientBase, Error>();
   #notifying: Promise<void> | null = null;
   #notifyAgain = false;
+  /** The newest position appended since the last NOTIFY was sent: what the next one names. */
+  #notifyPosition = 0n;
   #closed = false;
   /**
    * The payload of this driver's NOTIFYs. Its own subscription sessions ignore it: the store
@@ -205,10 +226,12 @@ export class PostgresDriver implements SqlDriver {
    * NOTIFY after the append committed, coalesced: at most one in flight and one queued, however
    * many appends finish meanwhile, and at most one per `notifyIntervalMs`. Inside the append's
    * transaction a NOTIFY would serialize all appending commits on a cluster-wide lock (ADR 0002).
-   * Subscribers also poll, so a lost signal only costs latency.
+   * It names the newest position appended so far, so a listener that does not see it yet keeps
+   * looking (ADR 0046). Subscribers also poll, so a lost signal only costs latency.
    */
-  signalAppended(): void {
+  signalAppended(position: bigint): void {
     if (this.#closed) return;
+    if (position > this.#notifyPosition) this.#notifyPosition = position;
     if (this.#notifying) {
       this.#notifyAgain = true;
       return;
@@ -221,7 +244,10 @@ export class PostgresDriver implements SqlDriver {
       while (this.#takeNotifyRequest()) {
         const sent = Date.now();
         await this.#pool
-          .query(`SELECT pg_notify($1, $2)`, [notifyChannel(this.#options.schema), this.#origin])
+          .query(`SELECT pg_notify($1, $2)`, [
+            notifyChannel(this.#options.schema),
+            notifyPayload(this.#origin, this.#notifyPosition),
+          ])
           .catch(() => undefined);
         const wait = sent + interval - Date.now();
         if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
@@ -238,7 +264,7 @@ export class PostgresDriver implements SqlDriver {
 
   async openSubscriptionSession(
     leaseKey: string,
-    onWake: () => void,
+    onWake: (position?: bigint) => void,
     onBroken: (error: unknown) => void,
   ): Promise<SubscriptionSession> {
     const client = new pg.Client({
@@ -254,7 +280,8 @@ export class PostgresDriver implements SqlDriver {
     });
     client.on('notification', (message) => {
       // This driver's own signal: the store woke its subscribers in-process already.
-      if (message.payload !== this.#origin) onWake();
+      const { origin, position } = parseNotifyPayload(message.payload);
+      if (origin !== this.#origin) onWake(position);
     });
     try {
       await client.connect();

@@ -34,10 +34,16 @@ export class MemoryProjectionStorage implements ProjectionStorage {
   readonly #slots = new Map<string, Slot>();
   readonly #leases = new Set<string>();
   readonly #appended: EventEmitter;
+  /**
+   * Given the memory store's wake-up, its appends wake the leases (and nothing in that log is
+   * committed but unseen); standing alone, nothing does.
+   */
+  readonly wakesOnAppends: boolean;
 
   /** `appended`: the memory store's wake-up, emitted after each append. */
-  constructor(appended: EventEmitter = new EventEmitter()) {
-    this.#appended = appended;
+  constructor(appended?: EventEmitter) {
+    this.#appended = appended ?? new EventEmitter();
+    this.wakesOnAppends = appended !== undefined;
   }
 
   async ensureModel(model: string): Promise<ModelState> {
@@ -68,7 +74,11 @@ export class MemoryProjectionStorage implements ProjectionStorage {
     validateModelName(model);
     const leases = this.#leases;
     const appended = this.#appended;
-    appended.on('appended', signals.wake);
+    // The memory log has nothing that is committed but not yet visible: a wake-up names nothing.
+    const wake = () => {
+      signals.wake();
+    };
+    appended.on('appended', wake);
     let held = false;
     return Promise.resolve({
       tryAcquire: () => {
@@ -79,7 +89,7 @@ export class MemoryProjectionStorage implements ProjectionStorage {
         return Promise.resolve(held);
       },
       close: () => {
-        appended.off('appended', signals.wake);
+        appended.off('appended', wake);
         if (held) leases.delete(model);
         held = false;
         return Promise.resolve();

@@ -220,6 +220,8 @@ export class SqlProjectionStorage implements ProjectionStorage {
   readonly #appended: EventEmitter | null;
   readonly #ownsDriver: boolean;
   readonly #beforeCommit: (() => Promise<void>) | null;
+  /** Opened by the store on its own driver: its appends wake the leases (ADR 0046). */
+  readonly wakesOnAppends: boolean;
   /** Document rows this storage wrote, and the count at which it runs ANALYZE next. */
   #written = 0;
   #analyzeAt = FIRST_ANALYZE_AFTER;
@@ -229,6 +231,7 @@ export class SqlProjectionStorage implements ProjectionStorage {
     this.#schema = schema;
     this.#sql = statements(schema);
     this.#appended = options.appended ?? null;
+    this.wakesOnAppends = this.#appended !== null;
     this.#ownsDriver = options.ownsDriver ?? false;
     this.#beforeCommit = options.beforeCommit ?? null;
   }
@@ -265,11 +268,21 @@ export class SqlProjectionStorage implements ProjectionStorage {
       signals.wake,
       signals.broken,
     );
-    this.#appended?.on('appended', signals.wake);
+    // The store's in-process wake-up says what each committed append wrote.
+    const appended = (written?: readonly { readonly position: bigint }[]) => {
+      signals.wake(
+        written?.reduce<bigint | undefined>(
+          (newest, batch) =>
+            newest === undefined || batch.position > newest ? batch.position : newest,
+          undefined,
+        ),
+      );
+    };
+    this.#appended?.on('appended', appended);
     return {
       tryAcquire: () => session.tryAcquire(),
       close: async () => {
-        this.#appended?.off('appended', signals.wake);
+        this.#appended?.off('appended', appended);
         await session.close();
       },
     };

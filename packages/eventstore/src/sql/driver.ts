@@ -34,18 +34,20 @@ export interface SqlDriver extends SqlExecutor {
   transaction<T>(work: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**
    * Opens a session for a subscription. `leaseKey` names the lease; `onWake` is called when new
-   * events may have been committed; `onBroken` when the connection fails.
+   * events may have been committed, with the newest position another process says it committed
+   * (absent when its signal does not say); `onBroken` when the connection fails.
    */
   openSubscriptionSession(
     leaseKey: string,
-    onWake: () => void,
+    onWake: (position?: bigint) => void,
     onBroken: (error: unknown) => void,
   ): Promise<SubscriptionSession>;
   /**
-   * Called after each committed append: tells other processes' subscribers that new events may
-   * be there (PostgreSQL: a coalesced NOTIFY). Local subscribers are woken by the store itself.
+   * Called after each committed append with the position of its last event: tells other
+   * processes' subscribers that events up to there are committed (PostgreSQL: a coalesced
+   * NOTIFY naming the newest position). Local subscribers are woken by the store itself.
    */
-  signalAppended(): void;
+  signalAppended(position: bigint): void;
   close(): Promise<void>;
 }
 

@@ -24,6 +24,7 @@ import {
 } from '../validation.js';
 import { int8, int8Param, type SqlDriver } from './driver.js';
 import {
+  type AppendedBatch,
   DEFAULT_GROUP_APPEND_TUNING,
   GroupAppender,
   type GroupAppendTuning,
@@ -68,6 +69,9 @@ export class SqlEventStore implements EventStore {
     this.#sql = statements(options.schema);
     this.#subscriptions = new RunningSubscriptions({
       pollIntervalMs: 250,
+      // Appends wake the subscribers in this process, and NOTIFY those of others, naming what
+      // they wrote: the poll only bounds a lost signal's delay (ADR 0046).
+      idlePollIntervalMs: 5_000,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,
       pageSize: 500,
@@ -80,7 +84,7 @@ export class SqlEventStore implements EventStore {
       // Once per committed transaction: local subscribers now, other processes by NOTIFY.
       onAppended: (written) => {
         this.#appended.emit('appended', written);
-        this.#driver.signalAppended();
+        this.#driver.signalAppended(newestOf(written));
       },
     });
   }
@@ -208,4 +212,9 @@ export class SqlEventStore implements EventStore {
   #assertOpen(): void {
     if (this.#closed) throw new EventStoreClosedError();
   }
+}
+
+/** The newest position a committed transaction wrote. */
+function newestOf(written: readonly AppendedBatch[]): bigint {
+  return written.reduce((newest, batch) => (batch.position > newest ? batch.position : newest), 0n);
 }

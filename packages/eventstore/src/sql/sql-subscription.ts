@@ -38,10 +38,43 @@ export interface SqlSessionInit {
  */
 export class WakeFilter {
   #filter: NormalizedFilter | null = null;
-  /** The newest position of an event this subscriber takes, learned from a wake-up. */
+  /**
+   * The newest position of an event this subscriber takes, learned from a wake-up; or, from
+   * another process's NOTIFY, which names no stream, the newest position it committed.
+   */
   #awaited: bigint | null = null;
   /** The head of the subscriber's last read. */
   #seen: bigint | null = null;
+  /** Until when a wake-up that named no position may still be held back (ms since the epoch). */
+  #uncertainUntil = 0;
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
+
+  /**
+   * Another process committed events up to `position` (its NOTIFY; absent: it did not say). A
+   * position is awaited like an in-process one; without one, the subscriber keeps looking for
+   * `UNCERTAIN_WAKE_MS`, as every wake-up made it look before ADR 0046.
+   */
+  heard(position: bigint | undefined): void {
+    if (position === undefined) this.#uncertainUntil = this.#now() + UNCERTAIN_WAKE_MS;
+    else if (this.#awaited === null || position > this.#awaited) this.#awaited = position;
+  }
+
+  /**
+   * Whether an event committed is known not to be read yet: it is not visible below the log's
+   * `xmin` (ADR 0002), and its transaction's end may have no wake-up of its own (another
+   * transaction held it back), so the subscriber polls at its short interval until it has read
+   * it; otherwise every commit it waits for wakes it, and the poll is a slow safety net.
+   */
+  awaiting(): boolean {
+    return (
+      (this.#awaited !== null && (this.#seen === null || this.#seen < this.#awaited)) ||
+      this.#now() < this.#uncertainUntil
+    );
+  }
 
   /** Whether these appends should wake the subscriber. */
   wakes(written: readonly AppendedBatch[] | undefined): boolean {
@@ -65,6 +98,9 @@ export class WakeFilter {
   }
 }
 
+/** How long a wake-up that names no position keeps a subscriber polling at its short interval. */
+export const UNCERTAIN_WAKE_MS = 2_000;
+
 /**
  * A subscription consumer's session on the SQL log: a dedicated connection on PostgreSQL holding
  * the advisory lock, checkpoints in `subscription_checkpoints` moved with compare-and-swap, pages
@@ -75,14 +111,22 @@ export async function openSqlSession(
   signals: SessionSignals,
 ): Promise<ConsumerSession> {
   const { driver, sql, name, appended } = init;
-  const session = await driver.openSubscriptionSession(init.leaseKey, signals.wake, signals.broken);
   const wakeFilter = new WakeFilter();
+  const session = await driver.openSubscriptionSession(
+    init.leaseKey,
+    (position) => {
+      wakeFilter.heard(position);
+      signals.wake();
+    },
+    signals.broken,
+  );
   const onAppended = (written?: readonly AppendedBatch[]): void => {
     if (wakeFilter.wakes(written)) signals.wake();
   };
   appended.on('appended', onAppended);
   return {
     tryAcquire: () => session.tryAcquire(),
+    awaiting: () => wakeFilter.awaiting(),
 
     async loadCheckpoint(): Promise<bigint | null> {
       const { rows } = await session.query<{ position: string }>(sql.loadCheckpoint, [name]);

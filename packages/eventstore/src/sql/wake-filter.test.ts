@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeFilter } from '../validation.js';
-import { WakeFilter } from './sql-subscription.js';
+import { UNCERTAIN_WAKE_MS, WakeFilter } from './sql-subscription.js';
 
 const settlement = normalizeFilter({ streamPrefix: 'round-', eventTypes: ['RoundCompleted'] });
 const completed = (position: bigint) => [
@@ -45,5 +45,51 @@ describe('which in-process appends wake a subscriber', () => {
     wake.read(settlement, 40n);
     wake.read(settlement, 12n);
     expect(wake.wakes(debit(41n))).toBe(false);
+  });
+});
+
+describe('whether a subscriber waits for an event it has not read (its short poll, ADR 0046)', () => {
+  it('waits for nothing until told of a commit, and for a commit until a read reaches it', () => {
+    const wake = new WakeFilter();
+    expect(wake.awaiting()).toBe(false);
+    wake.read(settlement, 10n);
+    wake.wakes(completed(20n));
+    expect(wake.awaiting()).toBe(true);
+    // Held back by an older transaction: its read stops below it.
+    wake.read(settlement, 15n);
+    expect(wake.awaiting()).toBe(true);
+    wake.read(settlement, 20n);
+    expect(wake.awaiting()).toBe(false);
+  });
+
+  it('does not wait for an in-process append its filter skips', () => {
+    const wake = new WakeFilter();
+    wake.read(settlement, 10n);
+    wake.wakes(debit(11n));
+    expect(wake.awaiting()).toBe(false);
+  });
+
+  it("waits for the position another process's NOTIFY names, whatever its stream", () => {
+    const wake = new WakeFilter();
+    wake.read(settlement, 10n);
+    wake.heard(30n);
+    expect(wake.awaiting()).toBe(true);
+    wake.read(settlement, 29n);
+    expect(wake.awaiting()).toBe(true);
+    wake.read(settlement, 30n);
+    expect(wake.awaiting()).toBe(false);
+  });
+
+  it('waits a while after a NOTIFY that names no position, then no longer', () => {
+    let now = 1_000;
+    const wake = new WakeFilter(() => now);
+    wake.read(settlement, 10n);
+    wake.heard(undefined);
+    wake.read(settlement, 10n);
+    expect(wake.awaiting()).toBe(true);
+    now += UNCERTAIN_WAKE_MS - 1;
+    expect(wake.awaiting()).toBe(true);
+    now += 1;
+    expect(wake.awaiting()).toBe(false);
   });
 });

@@ -168,6 +168,18 @@ export class DealingWatch implements DurableProjection<WatchedRound> {
     return rows.map((row) => row.doc as WatchedRound);
   }
 
+  /** When the round longest waiting for a card began waiting (ms), or null when none waits. */
+  async longestWaitingSince(): Promise<number | null> {
+    const [row] = await this.storage.list(this.name, { partition: 'waiting', limit: 1 });
+    return (row?.doc as WatchedRound | undefined)?.waitingSince ?? null;
+  }
+
+  /** When the round longest paused was paused (ms), or null when none is. */
+  async longestPausedAt(): Promise<number | null> {
+    const [row] = await this.storage.list(this.name, { partition: 'paused', limit: 1 });
+    return (row?.doc as WatchedRound | undefined)?.pausedAt ?? null;
+  }
+
   private async due(partition: Partition, limitMs: number): Promise<WatchedRound[]> {
     const rows = await this.storage.list(this.name, {
       partition,

@@ -53,6 +53,28 @@ export class FaultWatchdog {
     return done;
   }
 
+  /**
+   * When the watchdog must look next (ms since the epoch), instead of looking every second (ADR
+   * 0046): the earliest deadline of a round it knows of, or, when none is sooner, half the
+   * shortest limit from now. A round that begins waiting (or is paused) after this look has a
+   * deadline a whole limit after its recorded time, so the next look finds it with half a limit
+   * to spare for its events to reach the read model. Null when both limits are off.
+   */
+  async nextLook(now = Date.now()): Promise<number | null> {
+    const limits = [this.limits.stallMs, this.limits.voidAfterPauseMs].filter((ms) => ms > 0);
+    if (limits.length === 0) return null;
+    let next = now + Math.min(...limits) / 2;
+    if (this.limits.stallMs > 0) {
+      const since = await this.watch.longestWaitingSince();
+      if (since !== null) next = Math.min(next, since + this.limits.stallMs);
+    }
+    if (this.limits.voidAfterPauseMs > 0) {
+      const pausedAt = await this.watch.longestPausedAt();
+      if (pausedAt !== null) next = Math.min(next, pausedAt + this.limits.voidAfterPauseMs);
+    }
+    return next;
+  }
+
   private async attempt(round: WatchedRound, act: () => Promise<void>): Promise<void> {
     try {
       await act();
