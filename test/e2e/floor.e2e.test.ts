@@ -1,4 +1,5 @@
 import { analyze } from '@croupier/baccarat';
+import { formatMoney } from '@croupier/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../support/harness.js';
 import {
@@ -517,8 +518,13 @@ describe('the floor, as the back office sees it', () => {
     const text = typeof csv.body === 'string' ? csv.body : JSON.stringify(csv.body);
     const [header, ...lines] = text.trim().split('\r\n');
     expect(header).toBe(
-      'date,scope,id,currency,rounds,turnover,returned,accrued_commission,ggr,hold_percent,active_players',
+      'date,scope,id,currency,rounds,turnover,returned,accrued_commission,ggr,hold_percent,active_players,turnover_text,returned_text,accrued_commission_text,ggr_text',
     );
+    // An amount as a person reads it, quoted where its thousands separator is a comma.
+    const shown = (amount: number) => {
+      const formatted = formatMoney(amount, 'EUR');
+      return formatted.includes(',') ? `"${formatted}"` : formatted;
+    };
     expect(lines).toContain(
       [
         day,
@@ -532,6 +538,10 @@ describe('the floor, as the back office sees it', () => {
         live.ggr,
         live.holdPercent ?? '',
         live.activePlayers,
+        shown(live.turnover),
+        shown(live.returned),
+        shown(live.accruedCommission),
+        shown(live.ggr),
       ].join(','),
     );
 

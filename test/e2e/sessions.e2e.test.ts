@@ -188,6 +188,53 @@ describe('player sessions (003, 004)', () => {
     expectStatus(await api.as('supervisor').get(`/v1/rounds/${round.roundId}`), 200);
   });
 
+  it("no refusal of a route on another player's session names its owner", async () => {
+    const { api } = harness;
+    // An owner whose id is no word of any message: found only if a refusal names her.
+    const owner = `owner${randomUUID().slice(0, 8)}`;
+    await fund(api, [owner], 1_000_000);
+    const session = await openSession(owner);
+    const round = await sessionRound(owner, session.sessionId);
+    const [bet] = expectStatus(
+      await placeBets(api, round.roundId, owner, [{ type: 'player', amount: 100 }]),
+      201,
+    ).bets;
+    const eve = api.as('player', 'eve');
+    const answers = [
+      await eve.get(`/v1/sessions/${session.sessionId}`),
+      await eve.post(`/v1/sessions/${session.sessionId}/rounds`),
+      await eve.post(`/v1/sessions/${session.sessionId}/deal`, { rebet: 1 }),
+      await eve.post(`/v1/sessions/${session.sessionId}/close`),
+      await eve.get(`/v1/rounds/${round.roundId}`),
+      await placeBets(api, round.roundId, 'eve', [{ type: 'player', amount: 100 }]),
+      await eve.post(`/v1/rounds/${round.roundId}/rebet`, { times: 1 }),
+      await eve.delete(`/v1/rounds/${round.roundId}/bets`),
+      await eve.delete(`/v1/rounds/${round.roundId}/bets/${bet!.betId}`),
+      await eve.post(`/v1/rounds/${round.roundId}/deal`),
+      await eve.post(`/v1/tables/${session.sessionId}/rounds`),
+      await eve.post(`/v1/tables/${session.sessionId}/seats/1`),
+      await api.as('dealer', 'dan').post(`/v1/rounds/${round.roundId}/deal`),
+      await api.as('dealer', 'dan').post(`/v1/tables/${session.sessionId}/rounds`),
+      await api.as('dealer', 'dan').post(`/v1/rounds/${round.roundId}/close-betting`),
+    ];
+    for (const answer of answers) {
+      const body = JSON.stringify(answer.body);
+      // Each is refused (403, or a 4xx naming what else is wrong), and none names the owner.
+      expect(answer.status, body).toBeGreaterThanOrEqual(400);
+      expect(answer.status, body).toBeLessThan(500);
+      expect(body).not.toContain(owner);
+    }
+    // Nothing changed: the owner's bet stands.
+    const after = expectStatus(
+      await api.as('player', owner).get<RoundView>(`/v1/rounds/${round.roundId}`),
+      200,
+    );
+    expect(after.bets.map((b) => [b.betId, b.status])).toEqual([[bet!.betId, 'active']]);
+    // The owner deals it: no stake is left open for the tests after this one.
+    expectStatus(await api.as('player', owner).post(`/v1/rounds/${round.roundId}/deal`), 200);
+    await settled(api, round.roundId);
+  });
+
   it('rebet and rebet x2 place the previous bets and deal, in one request each', async () => {
     const { api } = harness;
     const session = await openSession('tim');

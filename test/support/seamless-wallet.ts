@@ -37,6 +37,8 @@ export interface HeldCalls {
   arrived(count: number): Promise<void>;
   /** The JSON body of held request `index`. */
   bodyOf(index: number): Record<string, unknown>;
+  /** How many requests have been held so far. */
+  count(): number;
   /** Lets held request `index` through; resolves once the wallet's answer is sent back. */
   release(index: number): Promise<void>;
   /** Stops holding: every request still held goes through, and the next ones pass. */
@@ -173,6 +175,7 @@ export async function startOperatorWallet(): Promise<OperatorWalletFixture> {
             : new Promise<void>((resolve) => waiting.push({ count, resolve })),
         bodyOf: (index) =>
           JSON.parse(held[index]!.body.toString('utf8')) as Record<string, unknown>,
+        count: () => held.length,
         release: letThrough,
         stop() {
           holds.delete(route);

@@ -13,35 +13,12 @@ import {
   type ShoeEvent,
   type TableEvent,
   type WalletEvent,
-  formatMoney,
   PLAY_MONEY_CURRENCY,
 } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
+import { moneyIn, type Money } from './money-text.js';
 
 const hand = (side: string) => (side === 'player' ? 'Player' : 'Banker');
-
-/**
- * Amounts as a person reads them, in the currency of the event's money (`formatMoney`: 2000000
- * EUR is "20,000.00 EUR"); where no currency is known, the minor units said as such.
- */
-interface Money {
-  (amount: number): string;
-  /** A change: "+1.50 EUR", "−1.50 EUR". */
-  signed(amount: number): string;
-}
-
-function moneyIn(currency: string | null): Money {
-  if (currency === null) {
-    const bare = (amount: number) => `${amount} (minor units)`;
-    return Object.assign(bare, {
-      signed: (amount: number) =>
-        `${amount > 0 ? `+${amount}` : amount < 0 ? `\u2212${-amount}` : '±0'} (minor units)`,
-    });
-  }
-  return Object.assign((amount: number) => formatMoney(amount, currency), {
-    signed: (amount: number) => formatMoney(amount, currency, { signed: true }),
-  });
-}
 
 /** The currency an event names itself: its `currency`, or play money by its `fun` mark. */
 export function currencyNamedBy(recorded: RecordedEvent): string | null {

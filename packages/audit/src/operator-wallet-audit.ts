@@ -11,7 +11,13 @@ import { checkOperatorStakes } from './operator-wallet-check.js';
 import { locationOf, parseStream, provenanceOf } from './parse.js';
 import { auditRound } from './round-audit.js';
 import { VerdictBuilder, type Finding } from './verdict.js';
-import { WALLET_CHECKS, type WalletAudit, type WalletMovementAudit } from './wallet-audit.js';
+import { roundCurrencyOf } from './money-text.js';
+import {
+  WALLET_CHECKS,
+  withMoneyText,
+  type WalletAudit,
+  type WalletMovementAudit,
+} from './wallet-audit.js';
 
 /** The events a seamless wallet audit reads. */
 export interface OperatorWalletEvidence {
@@ -120,7 +126,9 @@ export function auditOperatorWallet(evidence: OperatorWalletEvidence): WalletAud
         );
       continue;
     }
-    checkOperatorStakes(roundId, events, records, verdict, { player: playerId });
+    checkOperatorStakes(roundId, events, records, verdict.inCurrency(roundCurrencyOf(events)), {
+      player: playerId,
+    });
     const own = auditRound({ roundId, round: events, shoe: shoeOf(evidence, roundId) });
     if (!own.verdict.ok) {
       suspectRounds.add(roundId);
@@ -173,7 +181,7 @@ export function auditOperatorWallet(evidence: OperatorWalletEvidence): WalletAud
       closed.add(`${event.data.roundId}/${event.data.betId}`);
   }
   let balance = 0;
-  const movements = parsed.map(({ recorded, event }): WalletMovementAudit => {
+  const movements = parsed.map(({ recorded, event }): Omit<WalletMovementAudit, 'effectText'> => {
     const effect = effectOf(event, confirmedKeys);
     balance += effect;
     const key = `${recorded.stream}@${recorded.revision}`;
@@ -201,17 +209,20 @@ export function auditOperatorWallet(evidence: OperatorWalletEvidence): WalletAud
       actor,
     };
   });
-  return {
-    playerId,
-    stream,
-    mode: 'seamless',
-    money: 'real',
-    balance,
-    commissionOwed: 0,
-    movements,
-    rounds,
-    verdict: result,
-  };
+  return withMoneyText(
+    {
+      playerId,
+      stream,
+      mode: 'seamless',
+      money: 'real',
+      balance,
+      commissionOwed: 0,
+      movements,
+      rounds,
+      verdict: result,
+    },
+    evidence.records,
+  );
 }
 
 /**

@@ -145,7 +145,7 @@ export function checkOperatorStakes(
         'debits',
         'DEBIT_UNMATCHED',
         at(line.event),
-        `settlement line ${key} pays ${line.payout} but no credit was requested of the operator's wallet`,
+        `settlement line ${key} pays ${verdict.money(line.payout)} but no credit was requested of the operator's wallet`,
       );
     else if (paid.length > 1)
       verdict.fail(
@@ -185,14 +185,14 @@ export function checkOperatorStakes(
         'debits',
         'ADJUSTMENT_MISSING',
         at(adjustment.event),
-        `resettlement of ${adjustment.key} moves ${adjustment.delta} but no credit was requested`,
+        `resettlement of ${adjustment.key} moves ${verdict.money.signed(adjustment.delta)} but no credit was requested`,
       );
     else if (paid.length > 1 || paid[0]!.amount !== adjustment.delta)
       verdict.fail(
         'debits',
         'ADJUSTMENT_MISMATCH',
         at(paid[0]!.event),
-        `resettlement of ${adjustment.key} was requested as ${paid.map((p) => p.amount).join(', ')}`,
+        `resettlement of ${adjustment.key} was requested as ${paid.map((p) => verdict.money.signed(p.amount)).join(', ')}`,
         {
           expected: adjustment.delta,
           found: paid.map((p) => p.amount).join(', '),

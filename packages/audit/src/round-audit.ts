@@ -13,6 +13,7 @@ import { operatorWalletMovements } from './operator-wallet-movements.js';
 import { checkDigest } from './digest-check.js';
 import { cardText, walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
+import { roundCurrencyOf } from './money-text.js';
 
 /** The events a round audit reads. */
 export interface RoundEvidence {
@@ -111,7 +112,7 @@ function shoeEventOfRound(recorded: RecordedEvent, roundId: string, number: numb
  */
 export function auditRound(evidence: RoundEvidence): RoundAudit {
   const { roundId } = evidence;
-  const verdict = new VerdictBuilder();
+  const verdict = new VerdictBuilder().inCurrency(roundCurrencyOf(evidence.round));
   const roundStream = streams.round(roundId);
   const { shoeId, roundNumber } = parseRoundId(roundId);
 

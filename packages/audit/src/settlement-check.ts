@@ -89,7 +89,7 @@ export function checkSettlement(
         'payouts',
         'BET_NOT_SETTLED',
         at,
-        `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}) has no settlement line`,
+        `bet ${bet.betId} (${bet.playerId}, ${verdict.money(bet.amount)} on ${bet.type}) has no settlement line`,
         { expected: { result: expected.result, payout: expected.payout }, found: null },
       );
       continue;
@@ -112,7 +112,7 @@ export function checkSettlement(
         'payouts',
         'PAYOUT_MISMATCH',
         at,
-        `bet ${bet.betId} (${bet.playerId}, ${bet.amount} on ${bet.type}): ${field} recomputed ${String(want)}, recorded ${String(got)}`,
+        `bet ${bet.betId} (${bet.playerId}, ${verdict.money(bet.amount)} on ${bet.type}): ${field} recomputed ${shown(verdict, field, want)}, recorded ${shown(verdict, field, got)}`,
         { expected: want, found: got },
       );
     }
@@ -178,7 +178,7 @@ function checkSpots(
         'payouts',
         'PAYOUT_MISMATCH',
         at,
-        `${what}: ${field} recomputed ${String(want[field])}, recorded ${String(got[field])}`,
+        `${what}: ${field} recomputed ${shown(verdict, field, want[field])}, recorded ${shown(verdict, field, got[field])}`,
         { expected: want[field], found: got[field] },
       );
     }
@@ -266,4 +266,12 @@ export function checkRefund(
     state.refund = { amount: line.amount, reason: data.reason };
   }
   verdict.pass('refunds');
+}
+
+/** The fields of a line or spot that are amounts of money. */
+const AMOUNTS = new Set(['stake', 'payout', 'commission']);
+
+/** A field's value in a finding's message: an amount in the round's currency, else as it is. */
+function shown(verdict: VerdictBuilder, field: string, value: unknown): string {
+  return AMOUNTS.has(field) && typeof value === 'number' ? verdict.money(value) : String(value);
 }

@@ -15,6 +15,7 @@ import {
 import { examineRound } from './round-examination.js';
 import { walkShoe, type ShoeWalk } from './shoe-walk.js';
 import { VerdictBuilder, type CheckId } from './verdict.js';
+import { roundCurrencyOf } from './money-text.js';
 import { checkOperatorStakes } from './operator-wallet-check.js';
 import { walletEventsByRound } from './wallet-evidence.js';
 
@@ -134,6 +135,7 @@ export function replayShoe(evidence: ShoeEvidence, options: ReplayOptions = {}):
     }
     expectedNumber = roundNumber + 1;
     verifyStreamChain(stream, events, verdict);
+    verdict.inCurrency(roundCurrencyOf(events));
     const seamless = operatorByRound.get(roundId) ?? null;
     const walletOfRound =
       walletByRound === null || seamless !== null ? null : (walletByRound.get(roundId) ?? []);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { moneyIn, type Money } from './money-text.js';
 
 /**
  * What an audit verifies, one check per property an auditor can state in a sentence. A check
@@ -162,6 +163,18 @@ export class VerdictBuilder {
   private readonly skipped = new Map<CheckId, string>();
   readonly findings: Finding[] = [];
   readonly notes: string[] = [];
+  /**
+   * Amounts as a finding's message gives them to a person: in the audited money's currency
+   * ("1.50 EUR"), or said to be minor units while none is known. `expected` and `found` keep
+   * the integers.
+   */
+  money: Money = moneyIn(null);
+
+  /** Findings from here on give amounts in `currency` (null: none known). */
+  inCurrency(currency: string | null): this {
+    this.money = moneyIn(currency);
+    return this;
+  }
 
   /** Records that a check ran (passing unless a finding names it). */
   pass(check: CheckId, detail: string | null = null): void {

@@ -18,6 +18,8 @@ import { locationOf, parseStream, provenanceOf } from './parse.js';
 import { examineRound } from './round-examination.js';
 import { auditRound } from './round-audit.js';
 import { VerdictBuilder, verdictSchema, type CheckId, type Finding } from './verdict.js';
+import { moneyIn, roundCurrencyOf } from './money-text.js';
+import { currencyNamedBy } from './describe.js';
 import { WalletBalances } from './wallet-balances.js';
 import { walletEventsByRound } from './wallet-evidence.js';
 
@@ -65,6 +67,8 @@ export const walletMovementAuditSchema = z.object({
   type: z.string(),
   /** What the movement did to the balance, in minor units (negative takes money out). */
   effect: z.number().int(),
+  /** `effect` as a person reads it, in the wallet's currency: "+20,000.00 EUR". */
+  effectText: z.string(),
   roundId: z.string().nullable(),
   betId: z.string().nullable(),
   /** The record that justifies it (`stream@revision Type`), or why there is none. */
@@ -99,6 +103,11 @@ export const walletAuditSchema = z.object({
    */
   balance: z.number().int(),
   commissionOwed: z.number().int(),
+  /** The currency of the wallet's money, as its movements name it; null before any names one. */
+  currency: z.string().nullable(),
+  /** `balance` and `commissionOwed` as a person reads them: "975.00 EUR". */
+  balanceText: z.string(),
+  commissionOwedText: z.string(),
   movements: z.array(walletMovementAuditSchema),
   /** The rounds the wallet's movements name, and whether each is in the event store. */
   rounds: z.array(
@@ -107,6 +116,33 @@ export const walletAuditSchema = z.object({
   verdict: verdictSchema,
 });
 export type WalletAudit = z.infer<typeof walletAuditSchema>;
+
+/**
+ * A wallet audit with its amounts also written for a person, in the currency its records name
+ * (the integers stay as they are, for machines): the first record naming one, or play money's.
+ */
+export function withMoneyText(
+  audit: Omit<WalletAudit, 'currency' | 'balanceText' | 'commissionOwedText' | 'movements'> & {
+    movements: Omit<WalletMovementAudit, 'effectText'>[];
+  },
+  records: readonly RecordedEvent[],
+): WalletAudit {
+  const currency =
+    audit.money === 'fun'
+      ? PLAY_MONEY_CURRENCY
+      : (records.map(currencyNamedBy).find((named) => named !== null) ?? null);
+  const money = moneyIn(currency);
+  return {
+    ...audit,
+    currency,
+    balanceText: money(audit.balance),
+    commissionOwedText: money(audit.commissionOwed),
+    movements: audit.movements.map((movement) => ({
+      ...movement,
+      effectText: money.signed(movement.effect),
+    })),
+  };
+}
 
 /** Who may move money in and out of a wallet by hand: the operator's deposit and withdrawal. */
 const CASHIER_ROLES: ReadonlySet<string> = new Set(['operator']);
@@ -216,7 +252,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
       }
       continue;
     }
-    const scratch = new VerdictBuilder();
+    const scratch = new VerdictBuilder().inCurrency(roundCurrencyOf(events));
     const examined = examineRound(roundId, events, movements, scratch, { player: playerId });
     for (const finding of scratch.findings.filter((f) => f.stream === stream))
       pushFinding(verdict, finding);
@@ -345,7 +381,7 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
       : balances.get(playerId);
   const result = verdict.verdict(WALLET_CHECKS);
   const suspect = new Set(result.findings.map((f) => `${f.stream ?? ''}@${f.revision ?? ''}`));
-  const movements = parsed.map(({ recorded, event }): WalletMovementAudit => {
+  const movements = parsed.map(({ recorded, event }): Omit<WalletMovementAudit, 'effectText'> => {
     const key = `${recorded.stream}@${recorded.revision}`;
     const { actor, occurredAt } = provenanceOf(recorded);
     return {
@@ -361,17 +397,20 @@ export function auditWallet(evidence: WalletEvidence): WalletAudit {
       actor,
     };
   });
-  return {
-    playerId,
-    stream,
-    mode: 'transfer',
-    money,
-    balance: balance?.balance ?? 0,
-    commissionOwed: balance?.commissionOwed ?? 0,
-    movements,
-    rounds,
-    verdict: result,
-  };
+  return withMoneyText(
+    {
+      playerId,
+      stream,
+      mode: 'transfer',
+      money,
+      balance: balance?.balance ?? 0,
+      commissionOwed: balance?.commissionOwed ?? 0,
+      movements,
+      rounds,
+      verdict: result,
+    },
+    evidence.wallet,
+  );
 }
 
 function pushFinding(verdict: VerdictBuilder, finding: Finding): void {

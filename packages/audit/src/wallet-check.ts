@@ -250,7 +250,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
         'debits',
         'DEBIT_MISMATCH',
         locationOf(debit.recorded),
-        `bet ${betId}: the wallet debited ${debit.amount} for a ${state.bet.amount} bet`,
+        `bet ${betId}: the wallet debited ${verdict.money(debit.amount)} for a ${verdict.money(state.bet.amount)} bet`,
         { expected: state.bet.amount, found: debit.amount },
       );
     }
@@ -279,7 +279,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
           'debits',
           'DEBIT_UNMATCHED',
           locationOf(debit.recorded),
-          `bet ${betId}'s stake of ${debit.amount} is debited but neither paid nor refunded`,
+          `bet ${betId}'s stake of ${verdict.money(debit.amount)} is debited but neither paid nor refunded`,
           { expected: 'a PayoutCredited or StakeRefunded', found: null },
         );
       }
@@ -294,7 +294,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       'debits',
       'DEBIT_UNMATCHED',
       { stream: streams.round(roundId), revision: null, type: 'BetPlaced' },
-      `bet ${state.bet.betId} (${state.bet.playerId}, ${state.bet.amount} on ${state.bet.type}) is on the round but no wallet debited its stake`,
+      `bet ${state.bet.betId} (${state.bet.playerId}, ${verdict.money(state.bet.amount)} on ${state.bet.type}) is on the round but no wallet debited its stake`,
       { expected: 'a StakeDebited', found: null },
     );
   }
@@ -345,7 +345,7 @@ function checkRelease(
       'debits',
       'CREDIT_MISMATCH',
       locationOf(release.recorded),
-      `round ${round.roundId} released ${release.amount} for bet ${betId}, whose debit was ${debit.amount}`,
+      `round ${round.roundId} released ${verdict.money(release.amount)} for bet ${betId}, whose debit was ${verdict.money(debit.amount)}`,
       { expected: debit.amount, found: release.amount },
     );
   }
@@ -373,6 +373,13 @@ function detailOf(movement: Movement): string | null {
 }
 
 const signed = (amount: number): string => (amount > 0 ? `+${amount}` : String(amount));
+
+/** A PayoutAdjusted field in a finding's message: a change of money in the round's currency. */
+function changeShown(verdict: VerdictBuilder, field: string, value: unknown): string {
+  return (field === 'difference' || field === 'commission owed change') && typeof value === 'number'
+    ? verdict.money.signed(value)
+    : String(value);
+}
 
 /**
  * Every resettlement line of a standing bet that moves money (a payout difference, or commission
@@ -406,8 +413,8 @@ function checkAdjustments(
         'ADJUSTMENT_UNMATCHED',
         at,
         resettledAt === undefined
-          ? `PayoutAdjusted of ${movement.amount} for bet ${movement.betId} names resettlement ${movement.settlementId ?? '(none)'}, which round ${round.roundId} never recorded`
-          : `PayoutAdjusted of ${movement.amount} for bet ${movement.betId}, which the resettlement at ${resettledAt.stream}@${resettledAt.revision} does not adjust`,
+          ? `PayoutAdjusted of ${verdict.money.signed(movement.amount)} for bet ${movement.betId} names resettlement ${movement.settlementId ?? '(none)'}, which round ${round.roundId} never recorded`
+          : `PayoutAdjusted of ${verdict.money.signed(movement.amount)} for bet ${movement.betId}, which the resettlement at ${resettledAt.stream}@${resettledAt.revision} does not adjust`,
         { expected: 'no PayoutAdjusted', found: { delta: movement.amount } },
       );
       continue;
@@ -454,7 +461,7 @@ function checkAdjustments(
         'debits',
         'ADJUSTMENT_MISMATCH',
         at,
-        `bet ${movement.betId}: PayoutAdjusted records ${field} ${String(got)}; the resettlement at ${line.at.stream}@${line.at.revision}, recomputed, gives ${String(want)}`,
+        `bet ${movement.betId}: PayoutAdjusted records ${field} ${changeShown(verdict, field, got)}; the resettlement at ${line.at.stream}@${line.at.revision}, recomputed, gives ${changeShown(verdict, field, want)}`,
         { expected: want, found: got },
       );
     }
@@ -465,12 +472,12 @@ function checkAdjustments(
     const commission =
       line.expected.commissionDelta === 0
         ? ''
-        : `, commission owed ${signed(line.expected.commissionDelta)}`;
+        : `, commission owed ${verdict.money.signed(line.expected.commissionDelta)}`;
     verdict.fail(
       'debits',
       'ADJUSTMENT_MISSING',
       locationOf(line.at),
-      `bet ${state.bet.betId} (${state.bet.playerId}): the resettlement pays a difference of ${signed(line.expected.delta)}${commission}, but no PayoutAdjusted in ${streams.wallet(state.bet.playerId)} applies it`,
+      `bet ${state.bet.betId} (${state.bet.playerId}): the resettlement pays a difference of ${verdict.money.signed(line.expected.delta)}${commission}, but no PayoutAdjusted in ${streams.wallet(state.bet.playerId)} applies it`,
       {
         expected: {
           delta: line.expected.delta,
@@ -498,7 +505,7 @@ function checkClosing(
         'debits',
         'CREDIT_MISMATCH',
         at,
-        `bet ${betId}: refunded ${closing.amount} of a ${debit.amount} stake`,
+        `bet ${betId}: refunded ${verdict.money(closing.amount)} of a ${verdict.money(debit.amount)} stake`,
         { expected: debit.amount, found: closing.amount },
       );
     }
@@ -552,7 +559,7 @@ function checkClosing(
       'debits',
       'CREDIT_MISMATCH',
       at,
-      `bet ${betId}: the wallet credited ${field} ${String(found)}, the settlement gives ${String(expected)}`,
+      `bet ${betId}: the wallet credited ${field} ${field === 'amount' && typeof found === 'number' ? verdict.money(found) : String(found)}, the settlement gives ${field === 'amount' && typeof expected === 'number' ? verdict.money(expected) : String(expected)}`,
       { expected, found },
     );
   }
@@ -563,7 +570,7 @@ function checkClosing(
       'debits',
       'CREDIT_MISMATCH',
       at,
-      `bet ${betId}: commission accrued ${accruedTotal}, the settlement owes ${owed}`,
+      `bet ${betId}: commission accrued ${verdict.money(accruedTotal)}, the settlement owes ${verdict.money(owed)}`,
       { expected: owed, found: accruedTotal },
     );
   }

@@ -2,7 +2,7 @@ import { evaluateRound, type Card } from '@croupier/baccarat';
 import { paytableIdOf, presetConfig, type RoundRules } from '@croupier/contracts';
 import type { RecordedEvent } from '@croupier/eventstore';
 import { describe, expect, it } from 'vitest';
-import { examineRound, VerdictBuilder } from '../src/index.js';
+import { auditRound, examineRound, VerdictBuilder } from '../src/index.js';
 
 /**
  * The payout check by spot (issue 24): three 0.10 Banker chips of one player are one 0.30 stake,
@@ -133,5 +133,29 @@ describe('the payout check, spot by spot', () => {
   it('checks a round settled before spots chip by chip, as it was paid', () => {
     const perChip = CHIPS.map(() => ({ payout: 19, commission: 1 }));
     expect(payoutFindings(round(perChip, false))).toEqual([]);
+  });
+});
+
+describe('the amounts of a finding', () => {
+  it("are written in the round's currency in its message, and kept as integers in expected and found", () => {
+    const perChip = CHIPS.map(() => ({ payout: 19, commission: 1 }));
+    const { verdict } = auditRound({ roundId: ROUND, round: round(perChip, true) });
+    const payouts = verdict.findings.filter((f) => f.check === 'payouts');
+    const chip = payouts.find((f) => f.message.startsWith(`bet ${CHIPS[0]}`));
+    expect(chip?.message).toBe(
+      `bet ${CHIPS[0]} (pia, 0.10 EUR on banker): payout recomputed 0.20 EUR, recorded 0.19 EUR`,
+    );
+    expect(chip).toMatchObject({ expected: '20', found: '19' });
+    const spot = payouts.find((f) => f.message.startsWith('spot banker/commission of pia'));
+    expect(spot?.message).toContain('payout recomputed 0.58 EUR, recorded 0.57 EUR');
+  });
+
+  it('are said to be minor units where no currency is known', () => {
+    const perChip = CHIPS.map(() => ({ payout: 19, commission: 1 }));
+    const verdict = new VerdictBuilder();
+    examineRound(ROUND, round(perChip, true), [], verdict);
+    expect(verdict.findings.map((f) => f.message)).toContainEqual(
+      expect.stringContaining('payout recomputed 20 (minor units), recorded 19 (minor units)'),
+    );
   });
 });

@@ -3,7 +3,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RoundAudit, ShoeReplay, WalletAudit } from '@croupier/audit';
-import { DomainError, presetConfig, type CommandContext, type Role } from '@croupier/contracts';
+import {
+  DomainError,
+  formatMoney,
+  presetConfig,
+  type CommandContext,
+  type Role,
+} from '@croupier/contracts';
 import { createEventStore, type EventStore } from '@croupier/eventstore';
 import { buildApp, loadConfig, System } from '@croupier/gateway';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -172,7 +178,11 @@ describe('casino audit wallet', () => {
     const { code, stdout } = await casino(['audit', 'wallet', 'alice']);
     expect(code).toBe(0);
     expect(stdout).toMatch(/^Wallet alice \(wallet-alice\): \d+ movement\(s\) over 2 round\(s\)/);
-    expect(stdout).toMatch(/FundsDeposited\s+\+1000000\s+-\s+-\s+operator olga, reference cli-1/);
+    // Money as a person reads it, in the wallet's currency (the JSON keeps the integers).
+    expect(stdout).toMatch(/; balance [\d,]+\.\d\d EUR, commission owed 0\.00 EUR$/m);
+    expect(stdout).toMatch(
+      /FundsDeposited\s+\+10,000\.00 EUR\s+-\s+-\s+operator olga, reference cli-1/,
+    );
     expect(stdout).toMatch(/PayoutCredited .* round-solo\.1\.1@\d+ RoundSettled\s+justified/);
     expect(stdout).toMatch(/^VERIFIED, except what only published values can show: anchored/m);
   });
@@ -183,6 +193,9 @@ describe('casino audit wallet', () => {
     const audit = JSON.parse(stdout) as WalletAudit;
     expect(audit.balance).toBe(balances['alice']);
     expect(audit.movements.reduce((sum, m) => sum + m.effect, 0)).toBe(balances['alice']);
+    expect(audit.currency).toBe('EUR');
+    expect(audit.balanceText).toBe(formatMoney(balances['alice']!, 'EUR'));
+    expect(audit.movements[0]).toMatchObject({ effect: 1_000_000, effectText: '+10,000.00 EUR' });
     const missing = await casino(['audit', 'wallet', 'nobody']);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('no wallet "nobody"');

@@ -104,9 +104,11 @@ describe('croupier report against a running Croupier', () => {
     expect(rows).toContainEqual(expect.objectContaining({ id: 'cli-floor', turnover: 1_000 }));
     const csv = await croupier('report', 'daily', ...base, '--csv');
     expect(csv.stdout.split('\r\n')[0]).toBe(
-      'date,scope,id,currency,rounds,turnover,returned,accrued_commission,ggr,hold_percent,active_players',
+      'date,scope,id,currency,rounds,turnover,returned,accrued_commission,ggr,hold_percent,active_players,turnover_text,returned_text,accrued_commission_text,ggr_text',
     );
     expect(csv.stdout).toContain(`${day},table,cli-floor,EUR,1,1000,`);
+    // The same amounts as a person reads them, in the row's currency.
+    expect(csv.stdout).toMatch(new RegExp(`${day},table,cli-floor,EUR,1,1000,.*,10\\.00 EUR,`));
   });
 
   it('prints observed RTP per bet type beside the exact one', async () => {

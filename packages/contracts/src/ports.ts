@@ -147,6 +147,12 @@ export interface WalletPort {
       roundId: RoundId;
       currency: string;
       stakes: readonly StakeOf[];
+      /**
+       * When the round's betting closes (ISO 8601), if its dealer scheduled it: a stake confirmed
+       * after it could not become a bet, so an operator's wallet is asked within a budget that
+       * ends by then (ADR 0045). Croupier's own wallet answers at once and ignores it.
+       */
+      bettingClosesAt?: string;
     },
     context: CommandContext,
   ): Promise<{ debited: readonly StakeOf[]; refusal: StakeRefusal | null }>;
@@ -182,14 +188,23 @@ export interface WalletPort {
  * refusal) and may or may not have been applied: only a status query by its key can tell.
  */
 export interface OperatorWalletPort {
-  /** Takes a bet's stake. */
-  debit(call: OperatorDebitCall): Promise<OperatorWalletAnswer>;
+  /** Takes a bet's stake; with `budget`, gives up (no answer) by its end. */
+  debit(call: OperatorDebitCall, budget?: CallBudget): Promise<OperatorWalletAnswer>;
   /** Pays a bet (0 closes a lost bet), or a resettled bet's difference (negative: taken back). */
   credit(call: OperatorCreditCall): Promise<OperatorWalletAnswer>;
   /** Gives a debit back; a debit never seen is recorded as rolled back, so it is refused if it comes late. */
   rollback(call: OperatorRollbackCall): Promise<OperatorWalletAnswer>;
-  /** What became of the call sent under this key. */
-  status(key: string): Promise<OperatorCallStatus>;
+  /** What became of the call sent under this key; with `budget`, no answer after its end. */
+  status(key: string, budget?: CallBudget): Promise<OperatorCallStatus>;
+}
+
+/**
+ * How long a call may go on, when something later than its own settings bounds it (a debit's
+ * round closes betting, ADR 0045): no attempt starts after `until` (ms since the epoch) and none
+ * outlasts it, but the first attempt is always made.
+ */
+export interface CallBudget {
+  readonly until: number;
 }
 
 export interface OperatorDebitCall {

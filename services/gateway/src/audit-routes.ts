@@ -249,13 +249,23 @@ function recordRoutes(app: HttpApp, system: System): void {
     },
     async (request, reply) => {
       const records = await system.history.history(request.params.playerId, request.query.limit);
+      // Each table's currency, for the amounts a person reads (a table keeps one for ever).
+      const currencies = new Map<string, string | null>();
+      for (const tableId of new Set(records.map((record) => record.tableId)))
+        currencies.set(
+          tableId,
+          await system.rounds.getTable(tableId).then(
+            (table) => table.config?.currency ?? null,
+            () => null,
+          ),
+        );
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header(
           'content-disposition',
           `attachment; filename="game-recall-${request.params.playerId}.csv"`,
         )
-        .send(gameRecallCsv(records));
+        .send(gameRecallCsv(records, (tableId) => currencies.get(tableId) ?? null));
     },
   );
 

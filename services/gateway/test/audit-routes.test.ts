@@ -168,6 +168,8 @@ describe('GET /v1/players/:playerId/history.csv', () => {
     expect(column('status')).toBe('complete');
     expect(column('table_id')).toBe('salon');
     expect(column('stakes')).toBe('500');
+    // Appended: the table's currency and the amounts as a person reads them in it.
+    expect(salon).toContain(',EUR,5.00 EUR,');
     expect(column('paytable_id')).toMatch(/^[0-9a-f]{64}$/);
     expect(column('player_cards')).toMatch(/^[A2-9TJQK][CDHS]( [A2-9TJQK][CDHS]){1,2}$/);
     expect(Number(column('balance_after'))).toBe(

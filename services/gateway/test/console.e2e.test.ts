@@ -31,6 +31,7 @@ let browser: HeadlessChromium;
 let page: Page;
 let liveRounds: string[];
 let soloShoe: string;
+let inProgress: string;
 
 beforeAll(async () => {
   if (!available) return;
@@ -70,6 +71,14 @@ beforeAll(async () => {
   expect(paired, 'no pair in 60 rounds').toBe(true);
   await waitForWallets(system, ['alice', 'bob']);
   await system.sync();
+  // A round in progress: betting, a bet on it, no card yet.
+  inProgress = (await system.rounds.openRound('baccarat', as('dan', 'dealer'))).roundId;
+  await system.rounds.placeBets(
+    inProgress,
+    'alice',
+    [{ type: 'player', amount: 1_000 }],
+    as('alice', 'player'),
+  );
   app = await buildApp(system);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
@@ -155,6 +164,23 @@ describe.skipIf(!available)(
       expect(timeline).toContain('BetPlaced');
       expect(timeline).toContain('PayoutCredited');
       await page.screenshot({ path: join(SCREENSHOTS, 'console-round.png'), fullPage: true });
+    });
+
+    it('shows a round in progress: its hands with no cards and no total, nothing reads "null"', async () => {
+      await signIn();
+      await page.fill('#round-id', inProgress);
+      await page.click('#round-form button');
+      await page.waitForSelector(`h2[data-round="${inProgress}"]`);
+      expect(await page.textContent('.hand[data-hand=player] h3')).toBe('Player');
+      expect(await page.textContent('.hand[data-hand=banker] h3')).toBe('Banker');
+      expect(await page.locator('.hand .card').count()).toBe(0);
+      const shown = (await page.textContent('main')) ?? '';
+      expect(shown).toContain('alice bet 10.00 EUR on player');
+      expect(shown).not.toMatch(/\bnull\b|\bundefined\b|NaN/);
+      await page.screenshot({
+        path: join(SCREENSHOTS, 'console-round-in-progress.png'),
+        fullPage: true,
+      });
     });
 
     it('replays a shoe and shows its verdict and rounds', async () => {

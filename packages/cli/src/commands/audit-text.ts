@@ -200,7 +200,7 @@ export function shoeText(replay: ShoeReplay): string {
 export function walletText(audit: WalletAudit): string {
   const missing = audit.rounds.filter((r) => !r.exists);
   const parts = [
-    `Wallet ${audit.playerId} (${audit.stream}): ${audit.movements.length} movement(s) over ${audit.rounds.length} round(s); balance ${audit.balance}, commission owed ${audit.commissionOwed}`,
+    `Wallet ${audit.playerId} (${audit.stream}): ${audit.movements.length} movement(s) over ${audit.rounds.length} round(s); balance ${audit.balanceText}, commission owed ${audit.commissionOwedText}`,
     ...(missing.length === 0
       ? []
       : [`  named but not in the event store: ${missing.map((r) => r.roundId).join(', ')}`]),
@@ -211,7 +211,7 @@ export function walletText(audit: WalletAudit): string {
       audit.movements.map((m) => [
         m.revision,
         m.type,
-        m.effect > 0 ? `+${m.effect}` : String(m.effect),
+        m.effectText,
         m.roundId ?? '-',
         m.betId === null ? '-' : m.betId.slice(0, 8),
         m.justifiedBy ?? '(nothing)',

@@ -3,6 +3,7 @@ import {
   playerIdSchema,
   positiveMinorUnitsSchema,
   minorUnitsSchema,
+  isoTimestampSchema,
   roundIdSchema,
   shoeIdSchema,
   tableIdSchema,
@@ -50,6 +51,13 @@ export const roundOpened = eventSchema(
       paytableId: z.string().regex(/^[0-9a-f]{64}$/),
       /** The dealer shift the round is played in (who dealt it; where accrued commission goes). */
       dealer: z.object({ dealerId: playerIdSchema.nullable(), shiftId: uuidSchema }).strict(),
+      /**
+       * When the auto-dealer closes betting: the round's opening plus its table's betting window
+       * (ADR 0045). A seamless debit's budget ends by then. Absent on a round dealt by hand (a
+       * dealer or a session's player closes betting when they choose) and on rounds recorded
+       * before it existed.
+       */
+      bettingClosesAt: isoTimestampSchema.optional(),
     })
     .strict(),
 );

@@ -1,4 +1,5 @@
 import { analyze, type AnalyzedBet } from '@croupier/baccarat';
+import { formatMoney } from '@croupier/contracts';
 import { csvField } from '../game-recall-csv.js';
 import { ggrOf, reduced, sumFigures, type BetTypeFigures } from './figures.js';
 import type { BucketDocument } from './floor-figures.js';
@@ -66,6 +67,11 @@ export const DAILY_COLUMNS = [
   'ggr',
   'hold_percent',
   'active_players',
+  // Money as a person reads it, in the row's currency (appended: the integers stay as they are).
+  'turnover_text',
+  'returned_text',
+  'accrued_commission_text',
+  'ggr_text',
 ] as const;
 
 /** The daily report as CSV: a header row, then a row per day, scope and currency (CRLF). */
@@ -83,6 +89,10 @@ export function dailyCsv(rows: readonly DailyRow[]): string {
       row.ggr,
       row.holdPercent,
       row.activePlayers,
+      formatMoney(row.turnover, row.currency),
+      formatMoney(row.returned, row.currency),
+      formatMoney(row.accruedCommission, row.currency),
+      formatMoney(row.ggr, row.currency),
     ]
       .map((value) => csvField(value))
       .join(','),

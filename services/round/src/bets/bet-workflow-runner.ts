@@ -95,10 +95,18 @@ export class BetWorkflowRunner {
   ): Promise<BetWorkflowInput> {
     switch (step.type) {
       case 'DebitStakes': {
-        const { playerId, roundId, currency, stakes } = step;
+        const { playerId, roundId, currency, stakes, bettingClosesAt } = step;
         try {
           const { debited, refusal } = await this.wallets.debitStakes(
-            { playerId, roundId, currency, stakes },
+            {
+              playerId,
+              roundId,
+              currency,
+              stakes,
+              ...(bettingClosesAt === null
+                ? {}
+                : { bettingClosesAt: new Date(bettingClosesAt).toISOString() }),
+            },
             context,
           );
           return { type: 'StakesDebited', debited, refusal };

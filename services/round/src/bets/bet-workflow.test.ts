@@ -34,6 +34,7 @@ const debit: BetWorkflowStep = {
   roundId: ROUND,
   currency: 'EUR',
   stakes: STAKES,
+  bettingClosesAt: null,
 };
 const placeBets: BetWorkflowStep = {
   type: 'PlaceBets',
@@ -73,6 +74,21 @@ describe('bet workflow: a request', () => {
     spec
       .when(requested([opened()], [{ betId: BET_A, type: 'player', amount: 50 }]))
       .thenThrows({ code: 'BET_BELOW_MIN' });
+  });
+
+  it('carries the betting close the round recorded to the debit, and none once the round was paused', () => {
+    // The auto-dealer closes betting then: the debit's budget ends by it (ADR 0045).
+    const closesAt = '2026-12-02T10:00:10.000Z';
+    spec
+      .when(requested([opened({ bettingClosesAt: closesAt })]))
+      .then([{ ...debit, bettingClosesAt: Date.parse(closesAt) }]);
+    // Paused while betting, the round gets a new window on resume, which no record names.
+    const pausedAndResumed: RoundEvent[] = [
+      opened({ bettingClosesAt: closesAt }),
+      { type: 'RoundPaused', data: { roundId: ROUND, reason: 'table check' } },
+      { type: 'RoundResumed', data: { roundId: ROUND } },
+    ];
+    spec.when(requested(pausedAndResumed)).then([debit]);
   });
 
   it('records the bets once every stake is debited, and answers with the round', () => {

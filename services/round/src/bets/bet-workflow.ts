@@ -74,6 +74,8 @@ export type BetWorkflowStep =
       readonly roundId: RoundId;
       readonly currency: string;
       readonly stakes: readonly StakeOf[];
+      /** When the round's betting closes, if its dealer scheduled it (ms since the epoch). */
+      readonly bettingClosesAt: number | null;
     }
   | {
       readonly type: 'PlaceBets';
@@ -146,7 +148,9 @@ function decide(input: BetWorkflowInput, state: BetWorkflowState): BetWorkflowSt
             ? [{ betId: event.data.betId, amount: event.data.amount }]
             : [],
         );
-      return [{ type: 'DebitStakes', playerId, roundId, currency: round.currency, stakes }];
+      // The debit's budget ends when betting does: a stake confirmed later could not become a bet.
+      const { currency, bettingClosesAt } = round;
+      return [{ type: 'DebitStakes', playerId, roundId, currency, stakes, bettingClosesAt }];
     }
     case 'StakesDebited': {
       // 3. Every stake is open for this round: record the bets.

@@ -22,11 +22,12 @@ export interface AutoDealerOptions {
   readonly resultPauseMs?: number;
   readonly onError?: (error: unknown) => void;
   readonly onRound?: (roundId: string) => void;
+  readonly now?: () => number;
 }
 
 /**
- * Deals an rng table by itself: opens a round, keeps betting open for the window, closes it,
- * deals, shows the result, and again. It picks up wherever the table's latest round stands, so
+ * Deals an rng table by itself: opens a round, keeps betting open until the time it recorded (the
+ * table's window from its opening), closes it, deals, shows the result, and again. It picks up wherever the table's latest round stands, so
  * a restart (or a second instance) continues the round in progress instead of skipping it, and
  * every step is idempotent. A paused round waits for a supervisor.
  */
@@ -110,7 +111,14 @@ export class AutoDealer {
       return;
     }
     if (round.status === 'betting') {
-      await this.sleep(this.options.bettingWindowMs);
+      // At the time the round recorded (ADR 0045): the debits of its bets were given budgets
+      // that end then, and a restart does not lengthen the window. A round paused while betting
+      // has no such time any more: it gets a whole window from its resume, as one with none.
+      await this.sleep(
+        round.bettingClosesAt === null
+          ? this.options.bettingWindowMs
+          : Math.max(0, round.bettingClosesAt - (this.options.now ?? Date.now)()),
+      );
       if (!this.isRunning()) return;
       // Betting closes in the deal's first append (ADR 0033): one append fewer per round.
       await this.rounds.deal(round.roundId, context, { closeBetting: true });

@@ -39,6 +39,7 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
         rules: d.rules,
         paytableId: d.paytableId,
         dealerId: d.dealer.dealerId,
+        bettingClosesAt: d.bettingClosesAt === undefined ? null : Date.parse(d.bettingClosesAt),
       };
     }
     case 'BetPlaced': {
@@ -87,7 +88,8 @@ export function evolveRound(state: RoundState, event: RoundEvent): RoundState {
       return { ...state, player, banker, status: complete ? 'dealt' : 'dealing' };
     }
     case 'RoundPaused':
-      return { ...state, paused: true, pauses: state.pauses + 1 };
+      // The schedule no longer holds: a round paused while betting gets a new window on resume.
+      return { ...state, paused: true, pauses: state.pauses + 1, bettingClosesAt: null };
     case 'RoundResumed':
       return { ...state, paused: false };
     case 'RoundCompleted':

@@ -34,6 +34,8 @@ export type RoundCommand =
       rules: RoundRules;
       paytableId: string;
       dealer: { dealerId: string | null; shiftId: string };
+      /** An auto-dealt round: when its dealer closes betting (ISO 8601). */
+      bettingClosesAt?: string;
     }
   | { type: 'PlaceBets'; playerId: string; bets: readonly BetRequest[]; rebetOf: RoundId | null }
   /**
@@ -129,6 +131,12 @@ export interface RoundState {
   readonly rules: RoundRules | null;
   readonly paytableId: string | null;
   readonly dealerId: string | null;
+  /**
+   * When the auto-dealer closes betting (ms since the epoch), as the round recorded it; null on a
+   * round dealt by hand, and once the round has been paused: its dealer gives it a new window
+   * after the resume, which no record names.
+   */
+  readonly bettingClosesAt: number | null;
   readonly bets: ReadonlyMap<string, ActiveBet>;
   readonly player: readonly CardAt[];
   readonly banker: readonly CardAt[];
@@ -156,6 +164,7 @@ export const initialRoundState = (): RoundState => ({
   rules: null,
   paytableId: null,
   dealerId: null,
+  bettingClosesAt: null,
   bets: new Map(),
   player: [],
   banker: [],

@@ -1,4 +1,10 @@
-import { DomainError, type ShoeSummary, type TableConfig, type TableId } from '@croupier/contracts';
+import {
+  DomainError,
+  type Dealing,
+  type ShoeSummary,
+  type TableConfig,
+  type TableId,
+} from '@croupier/contracts';
 import { activeBets, type RoundState } from '../domain/round.decider.js';
 import type { TableState } from '../domain/table.decider.js';
 
@@ -27,6 +33,8 @@ export interface OpenTable {
   readonly config: TableConfig;
   readonly dealerId: string | null;
   readonly shiftId: string;
+  /** How its rounds advance: an auto-dealt table's rounds record when betting closes. */
+  readonly dealing: Dealing | null;
 }
 
 /** What opening the table's next round takes. */
@@ -110,6 +118,7 @@ export function openTableOf(table: TableState): OpenTable {
     config: table.config,
     dealerId: table.dealerId,
     shiftId: table.shiftId,
+    dealing: table.dealing,
   };
 }
 

@@ -239,6 +239,7 @@ export class Tables {
           rules,
           paytableId: paytableIdOf(rules),
           dealer: { dealerId: table.dealerId, shiftId: table.shiftId },
+          ...bettingCloseOf(table, context),
         },
         context,
       );
@@ -267,4 +268,18 @@ export class Tables {
       { field: 'config.commission', walletMode: this.money.mode },
     );
   }
+}
+
+/**
+ * When an auto-dealt round's betting closes: now plus its table's window, recorded in the round so
+ * that its dealer, in any process and after a restart, closes it then, and a seamless debit's
+ * budget ends by then (ADR 0045). A round dealt by hand has no such time.
+ */
+function bettingCloseOf(table: OpenTable, context: CommandContext): { bettingClosesAt?: string } {
+  if (table.dealing?.mode !== 'auto') return {};
+  return {
+    bettingClosesAt: new Date(
+      context.now().getTime() + table.dealing.bettingWindowMs,
+    ).toISOString(),
+  };
 }

@@ -197,10 +197,12 @@ export class WalletService implements WalletPort {
     input: Parameters<WalletPort['debitStakes']>[0],
     context: CommandContext,
   ): ReturnType<WalletPort['debitStakes']> {
+    // Croupier's wallet answers at once: the betting close bounds nothing here.
+    const { bettingClosesAt: _closes, ...debit } = input;
     const { events, state } = await this.run(
       input.playerId,
       moneyOf(input.currency),
-      { type: 'DebitStakes', ...input },
+      { type: 'DebitStakes', ...debit },
       context,
     );
     // The decider debits each stake not open yet. One still not open after it was debited by an

@@ -1,4 +1,5 @@
 import {
+  isoTimestampSchema,
   playerIdSchema,
   roundIdSchema,
   currencySchema,
@@ -33,12 +34,18 @@ export function walletInternalRoutes(app: HttpApp, deps: { wallets: WalletPort }
             .array(z.object({ betId: z.uuid(), amount: z.number().int().positive() }))
             .min(1)
             .max(20),
+          bettingClosesAt: isoTimestampSchema.optional(),
         }),
       },
     },
     async (request) => {
+      const { bettingClosesAt, ...stakes } = request.body;
       return wallets.debitStakes(
-        { playerId: request.params.playerId, ...request.body },
+        {
+          playerId: request.params.playerId,
+          ...stakes,
+          ...(bettingClosesAt === undefined ? {} : { bettingClosesAt }),
+        },
         internalContextOf(request),
       );
     },

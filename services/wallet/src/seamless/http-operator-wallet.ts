@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type {
+  CallBudget,
   OperatorCallStatus,
   OperatorCreditCall,
   OperatorDebitCall,
@@ -62,6 +63,12 @@ export class OperatorWalletRejected extends Error {
   }
 }
 
+/**
+ * The shortest attempt a budget leaves a call: a wallet on the same network answers within it,
+ * and a call asked for at its budget's very end is still made once, not given up unsent.
+ */
+const MIN_ATTEMPT_MS = 100;
+
 /** A refusal's code as the API publishes it (`Refused.code`): it is recorded and shown. */
 const REFUSAL_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
@@ -97,8 +104,8 @@ export class HttpOperatorWallet implements OperatorWalletPort {
     this.now = options.now ?? Date.now;
   }
 
-  debit(call: OperatorDebitCall): Promise<OperatorWalletAnswer> {
-    return this.exchange(OPERATOR_WALLET_ROUTES.debit, call, movementAnswer);
+  debit(call: OperatorDebitCall, budget?: CallBudget): Promise<OperatorWalletAnswer> {
+    return this.exchange(OPERATOR_WALLET_ROUTES.debit, call, movementAnswer, budget);
   }
 
   credit(call: OperatorCreditCall): Promise<OperatorWalletAnswer> {
@@ -109,21 +116,38 @@ export class HttpOperatorWallet implements OperatorWalletPort {
     return this.exchange(OPERATOR_WALLET_ROUTES.rollback, call, movementAnswer);
   }
 
-  status(key: string): Promise<OperatorCallStatus> {
-    return this.exchange(OPERATOR_WALLET_ROUTES.status, { key }, statusAnswer);
+  status(key: string, budget?: CallBudget): Promise<OperatorCallStatus> {
+    return this.exchange(OPERATOR_WALLET_ROUTES.status, { key }, statusAnswer, budget);
   }
 
-  /** One call: signed, each attempt under the timeout, tried again under the same key while no answer comes. */
+  /**
+   * One call: signed, each attempt under the timeout, tried again under the same key while no
+   * answer comes. Within `budget`, if given: no retry that cannot start before its end with
+   * `MIN_ATTEMPT_MS` left, and no attempt that outlasts it (but the first gets that much).
+   */
   private async exchange<T>(
     path: string,
     payload: object,
     read: (status: number, body: unknown) => T | undefined,
+    budget?: CallBudget,
   ): Promise<T> {
     const rawBody = JSON.stringify(payload);
     const url = new URL(path, this.options.url);
     let lastError: unknown = null;
     for (let attempt = 0; attempt <= this.options.retries; attempt++) {
-      if (attempt > 0) await sleep(this.backoff(attempt));
+      if (attempt > 0) {
+        const wait = this.backoff(attempt);
+        if (budget !== undefined && Date.now() + wait + MIN_ATTEMPT_MS > budget.until) break;
+        await sleep(wait);
+      }
+      // Whole milliseconds: AbortSignal.timeout refuses a fraction.
+      const timeoutMs =
+        budget === undefined
+          ? this.options.timeoutMs
+          : Math.min(
+              this.options.timeoutMs,
+              Math.max(MIN_ATTEMPT_MS, Math.floor(budget.until - Date.now())),
+            );
       // Signed per attempt: a retry carries a fresh timestamp, the same key and body.
       const timestamp = String(this.now());
       let status: number;
@@ -137,7 +161,7 @@ export class HttpOperatorWallet implements OperatorWalletPort {
             [SIGNATURE_HEADER]: signRequest(this.options.secret, timestamp, rawBody),
           },
           body: rawBody,
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal: AbortSignal.timeout(timeoutMs),
         });
         status = response.status;
         body = parseJson(await response.text());

@@ -80,6 +80,11 @@ export interface OperatorWalletOutboxOptions {
   /** How often the owed calls are tried again while the wallet is away. Default 1 s. */
   readonly intervalMs?: number;
   /**
+   * How many players' calls are sent at once (OPERATOR_WALLET_OUTBOX_CONCURRENCY). Each player's
+   * go one at a time, in the order they were recorded. Default 8.
+   */
+  readonly concurrency?: number;
+  /**
    * A debit still unresolved this long after it was asked for lost its request (a crash): the
    * outbox resolves it by its status. Longer than a request's own retries. Default 60 s.
    */
@@ -139,12 +144,16 @@ export class OperatorWalletOutbox {
     await this.running;
   }
 
-  /** One pass over every owed call; the number confirmed. Stops at the first lost answer. */
+  /**
+   * One pass over every owed call; the number confirmed. Players are served side by side, up to
+   * `concurrency` at once, so a slow answer holds only its own player's calls; each player's
+   * calls go one after another in the order they were recorded, and one not answered holds the
+   * player's later ones until the next pass. Once a call finds the wallet away, no call starts
+   * in this pass.
+   */
   async deliver(): Promise<number> {
     await this.options.sync();
-    const clock = this.options.clock ?? Date.now;
     const context = systemContext('operator-wallet-outbox');
-    let delivered = 0;
     const calls = await this.calls.all();
     // A parked call confirmed meanwhile (retried by another process) is owed no more.
     if (this.checked.size > 0 || this.parked.size > 0) {
@@ -152,68 +161,101 @@ export class OperatorWalletOutbox {
       for (const key of this.checked) if (!owed.has(key)) this.checked.delete(key);
       for (const key of this.parked) if (!owed.has(key)) this.parked.delete(key);
     }
+    const lanes = new Map<string, PendingCall[]>();
     for (const call of calls) {
-      try {
-        if (call.call === 'debit') {
-          if (clock() - call.requestedAt < (this.options.orphanedDebitAfterMs ?? 60_000)) continue;
-          await this.wallet.resolveDebit(
-            call.playerId,
-            call.betId,
-            { ...call, status: 'requested', closedBy: null, failure: null },
-            context,
-          );
-          delivered++;
-          continue;
+      const lane = lanes.get(call.playerId);
+      if (lane === undefined) lanes.set(call.playerId, [call]);
+      else lane.push(call);
+    }
+    const waiting = [...lanes.values()];
+    let delivered = 0;
+    let away = false;
+    const serve = async (): Promise<void> => {
+      for (let lane = waiting.shift(); lane !== undefined && !away; lane = waiting.shift()) {
+        for (const call of lane) {
+          if (away) return;
+          const outcome = await this.deliverOne(call, context);
+          if (outcome === 'delivered') delivered++;
+          else if (outcome === 'away') away = true;
+          // Not taken (a 4xx that is not a refusal): the player's later calls wait behind it.
+          if (outcome === 'away' || outcome === 'held') break;
         }
-        if (await this.isParked(call.key)) continue;
-        const answer = await this.send(call);
-        if (answer.outcome === 'refused') {
-          const refusal = new MessageRefusedError(
-            answer.code,
-            `the operator's wallet refused ${call.call} ${call.key}: ${answer.code} ${answer.detail}`,
-          );
-          const parking = this.options.parking;
-          if (parking === undefined) {
-            // Kept and tried again: a refused credit is money the player is owed, for an
-            // operator to look at (the call's key names it in the wallet's records).
-            this.options.onError(refusal, call);
-            continue;
-          }
-          // Not sent again under its key at every pass: parked, for an operator to fix what
-          // the wallet refused and ask for a retry.
-          await parking.park(
-            {
-              consumer: 'operator-wallet-outbox',
-              messageId: call.key,
-              playerId: call.playerId,
-              message: { ...call },
-              code: refusal.code,
-              detail: refusal.message,
-              attempts: 1,
-            },
-            context,
-          );
-          this.parked.add(call.key);
-          continue;
-        }
-        await this.wallet.markDelivered(
+      }
+    };
+    const workers = Math.min(this.options.concurrency ?? 8, waiting.length);
+    await Promise.all(Array.from({ length: workers }, serve));
+    return delivered;
+  }
+
+  /**
+   * Sends one owed call: `delivered` once the wallet confirmed it (or a debit was resolved),
+   * `skipped` if it is set aside (parked, or a debit not yet due), `held` if the wallet did not
+   * take it, `away` if no answer came.
+   */
+  private async deliverOne(
+    call: PendingCall,
+    context: ReturnType<typeof systemContext>,
+  ): Promise<'delivered' | 'skipped' | 'held' | 'away'> {
+    const clock = this.options.clock ?? Date.now;
+    try {
+      if (call.call === 'debit') {
+        if (clock() - call.requestedAt < (this.options.orphanedDebitAfterMs ?? 60_000))
+          return 'skipped';
+        await this.wallet.resolveDebit(
           call.playerId,
-          call.key,
-          call.call,
-          answer.transactionId,
+          call.betId,
+          { ...call, status: 'requested', closedBy: null, failure: null },
           context,
         );
-        delivered++;
-      } catch (error) {
-        this.options.onError(error, call);
-        // A 4xx that is not a refusal (signature, body, route): the wallet did not take this call,
-        // which is kept and sent again at the next pass; the others may go through meanwhile.
-        if (error instanceof OperatorWalletRejected) continue;
-        // The wallet is away: the rest waits for the next pass.
-        break;
+        return 'delivered';
       }
+      if (await this.isParked(call.key)) return 'skipped';
+      const answer = await this.send(call);
+      if (answer.outcome === 'refused') {
+        const refusal = new MessageRefusedError(
+          answer.code,
+          `the operator's wallet refused ${call.call} ${call.key}: ${answer.code} ${answer.detail}`,
+        );
+        const parking = this.options.parking;
+        if (parking === undefined) {
+          // Kept and tried again: a refused credit is money the player is owed, for an
+          // operator to look at (the call's key names it in the wallet's records).
+          this.options.onError(refusal, call);
+          return 'skipped';
+        }
+        // Not sent again under its key at every pass: parked, for an operator to fix what
+        // the wallet refused and ask for a retry.
+        await parking.park(
+          {
+            consumer: 'operator-wallet-outbox',
+            messageId: call.key,
+            playerId: call.playerId,
+            message: { ...call },
+            code: refusal.code,
+            detail: refusal.message,
+            attempts: 1,
+          },
+          context,
+        );
+        this.parked.add(call.key);
+        return 'skipped';
+      }
+      await this.wallet.markDelivered(
+        call.playerId,
+        call.key,
+        call.call,
+        answer.transactionId,
+        context,
+      );
+      return 'delivered';
+    } catch (error) {
+      this.options.onError(error, call);
+      // A 4xx that is not a refusal (signature, body, route): the wallet did not take this call,
+      // which is kept and sent again at the next pass; other players' calls go on meanwhile.
+      if (error instanceof OperatorWalletRejected) return 'held';
+      // The wallet is away: the rest waits for the next pass.
+      return 'away';
     }
-    return delivered;
   }
 
   /**

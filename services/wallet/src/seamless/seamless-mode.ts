@@ -19,6 +19,7 @@ export interface OperatorWalletSettings {
   readonly OPERATOR_WALLET_TIMEOUT_MS: number;
   readonly OPERATOR_WALLET_RETRIES: number;
   readonly OPERATOR_WALLET_OUTBOX_INTERVAL_MS: number;
+  readonly OPERATOR_WALLET_OUTBOX_CONCURRENCY: number;
 }
 
 export interface SeamlessModeOptions {
@@ -78,6 +79,7 @@ export class SeamlessMode {
       operator,
       () => outbox?.wake(),
       (record) => applyPlayMoneyRecord(playMoney, record),
+      { statusReserveMs: settings.OPERATOR_WALLET_TIMEOUT_MS },
     );
     const real = this.wallet;
     this.bets = {
@@ -88,6 +90,7 @@ export class SeamlessMode {
     };
     outbox = new OperatorWalletOutbox(this.calls, this.wallet, operator, {
       intervalMs: settings.OPERATOR_WALLET_OUTBOX_INTERVAL_MS,
+      concurrency: settings.OPERATOR_WALLET_OUTBOX_CONCURRENCY,
       sync: () => options.readModels.syncToHead([this.calls.name]),
       onError: (error, call) => {
         logger.warn({ err: error, key: call?.key, call: call?.call }, 'operator wallet: retrying');

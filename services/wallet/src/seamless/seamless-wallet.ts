@@ -12,6 +12,7 @@ import {
   operatorWalletEventSchema,
   roundEventSchema,
   streams,
+  type CallBudget,
   type CommandContext,
   type OperatorWalletEvent,
   type OperatorWalletPort,
@@ -63,6 +64,21 @@ const REFUSALS: Readonly<
   UNAVAILABLE: 'UNAVAILABLE',
 };
 
+/** How long a debit is asked for, then its status: both end by the round's betting close. */
+export interface DebitBudget {
+  readonly debit: CallBudget;
+  readonly status: CallBudget;
+}
+
+export interface SeamlessWalletTiming {
+  /**
+   * Kept out of a debit's budget for its status query (OPERATOR_WALLET_TIMEOUT_MS: one attempt),
+   * so that a debit unanswered near the close is still resolved, by its status, before it.
+   */
+  readonly statusReserveMs: number;
+  readonly now?: () => number;
+}
+
 /**
  * Seamless mode's wallet (ADR 0026): the bet workflow's `WalletPort` over the operator's wallet,
  * which holds the balance. A stake is recorded as asked for (`OperatorDebitRequested`) before
@@ -81,6 +97,7 @@ export class SeamlessWallet implements WalletPort {
     private readonly operator: OperatorWalletPort,
     private readonly onRequested: () => void = () => undefined,
     private readonly playMoney: (record: RecordedEvent) => Promise<void> = () => Promise.resolve(),
+    private readonly timing: SeamlessWalletTiming = { statusReserveMs: 2_000 },
   ) {}
 
   private run(playerId: PlayerId, command: OperatorWalletCommand, context: CommandContext) {
@@ -97,10 +114,11 @@ export class SeamlessWallet implements WalletPort {
     input: Parameters<WalletPort['debitStakes']>[0],
     context: CommandContext,
   ): ReturnType<WalletPort['debitStakes']> {
-    const { playerId } = input;
+    const { playerId, bettingClosesAt, ...debits } = input;
+    const budget = this.budgetOf(bettingClosesAt);
     const { events, state } = await this.run(
       playerId,
-      { type: 'RequestDebits', ...input },
+      { type: 'RequestDebits', playerId, ...debits },
       context,
     );
     const askedNow = new Set(
@@ -113,7 +131,7 @@ export class SeamlessWallet implements WalletPort {
         const debit = state.debits.get(stake.betId)!;
         const status =
           debit.status === 'requested'
-            ? await this.resolveDebit(playerId, stake.betId, debit, context)
+            ? await this.resolveDebit(playerId, stake.betId, debit, context, budget)
             : debit.status;
         return { stake, debit, status };
       }),
@@ -137,6 +155,21 @@ export class SeamlessWallet implements WalletPort {
         after,
       ),
     };
+  }
+
+  /**
+   * The budget of a debit whose round closes betting at `closesAt` (ADR 0045): the debit's
+   * attempts end before the close by what its status query keeps (one attempt, or half the time
+   * left when less remains), and the status by the close. A stake confirmed later could not
+   * become a bet: it would be refused by the round and rolled back. Without a close (a round dealt
+   * by hand), the calls' own settings bound them.
+   */
+  private budgetOf(closesAt: string | undefined): DebitBudget | undefined {
+    if (closesAt === undefined) return undefined;
+    const until = Date.parse(closesAt);
+    const left = until - (this.timing.now ?? Date.now)();
+    const reserve = Math.min(this.timing.statusReserveMs, Math.max(0, Math.floor(left / 2)));
+    return { debit: { until: until - reserve }, status: { until } };
   }
 
   /**
@@ -243,12 +276,17 @@ export class SeamlessWallet implements WalletPort {
     await this.run(playerId, { type: 'MarkDelivered', key, call, transactionId }, context);
   }
 
-  /** Confirms or fails a debit asked for under its key, by its answer or its status. */
+  /**
+   * Confirms or fails a debit asked for under its key, by its answer or its status, within
+   * `budget` if given. Whatever the budget, an unanswered debit's status is asked, and a debit it
+   * cannot confirm is given up and rolled back (ADR 0041).
+   */
   async resolveDebit(
     playerId: PlayerId,
     betId: string,
     debit: OperatorDebit,
     context: CommandContext,
+    budget?: DebitBudget,
   ): Promise<OperatorDebit['status']> {
     const call = {
       key: debit.key,
@@ -260,7 +298,7 @@ export class SeamlessWallet implements WalletPort {
     };
     let resolution: OperatorWalletCommand;
     try {
-      const answer = await this.operator.debit(call);
+      const answer = await this.operator.debit(call, budget?.debit);
       resolution =
         answer.outcome === 'applied'
           ? {
@@ -274,7 +312,7 @@ export class SeamlessWallet implements WalletPort {
     } catch {
       // No answer, or a 4xx that is not a refusal: either way the wallet's record of the key
       // decides, in case it applied the debit after all.
-      resolution = await this.byStatus(betId, debit.key);
+      resolution = await this.byStatus(betId, debit.key, budget?.status);
     }
     const { state, events } = await this.run(playerId, resolution, context);
     if (events.some((event) => event.type === 'OperatorRollbackRequested')) this.onRequested();
@@ -282,9 +320,13 @@ export class SeamlessWallet implements WalletPort {
   }
 
   /** The answer was lost: the wallet's record of the key decides; without one, it is given up. */
-  private async byStatus(betId: string, key: string): Promise<OperatorWalletCommand> {
+  private async byStatus(
+    betId: string,
+    key: string,
+    budget: CallBudget | undefined,
+  ): Promise<OperatorWalletCommand> {
     try {
-      const status = await this.operator.status(key);
+      const status = await this.operator.status(key, budget);
       if (status.state === 'applied')
         return {
           type: 'ConfirmDebit',

@@ -15,6 +15,8 @@ export const operatorWalletEnvironmentShape = {
   OPERATOR_WALLET_RETRIES: z.coerce.number().int().min(0).max(10).default(2),
   /** How often owed credits and rollbacks are sent again while the wallet is away (ms). */
   OPERATOR_WALLET_OUTBOX_INTERVAL_MS: z.coerce.number().int().min(10).max(600_000).default(1_000),
+  /** How many players' credits and rollbacks the outbox sends at once (each player's in order). */
+  OPERATOR_WALLET_OUTBOX_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
 } as const;
 
 /** What is wrong with the seamless settings for this mode, one line per variable. */
