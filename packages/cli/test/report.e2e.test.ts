@@ -98,7 +98,7 @@ describe('croupier report against a running Croupier', () => {
     expect(table.stderr).toBe('');
     expect(table.code).toBe(0);
     expect(table.stdout).toMatch(/date\s+table\/game\s+cur\s+rounds\s+turnover\s+ggr\s+hold/);
-    expect(table.stdout).toMatch(new RegExp(`${day}\\s+table cli-floor\\s+EUR\\s+1\\s+1000\\s`));
+    expect(table.stdout).toMatch(new RegExp(`${day}\\s+table cli-floor\\s+EUR\\s+1\\s+10\\.00\\s`));
     const json = await croupier('report', 'daily', ...base, '--json');
     const rows = (JSON.parse(json.stdout) as { rows: { id: string; turnover: number }[] }).rows;
     expect(rows).toContainEqual(expect.objectContaining({ id: 'cli-floor', turnover: 1_000 }));

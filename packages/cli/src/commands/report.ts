@@ -1,3 +1,4 @@
+import { formatMoney, minorUnitExponentOf } from '@croupier/contracts';
 import type { Command } from '../io.js';
 import { UsageError } from '../io.js';
 import { parseOptions } from '../options.js';
@@ -27,6 +28,15 @@ interface RtpRow {
   exactRtp: number | null;
   exactWithinInterval: boolean | null;
 }
+
+/**
+ * Money as a person reads it, without the code the `cur` column gives (12,345.00); minor units
+ * as they are for a currency whose exponent is not known.
+ */
+const amount = (minor: number, currency: string) =>
+  minorUnitExponentOf(currency) === null
+    ? String(minor)
+    : formatMoney(minor, currency).slice(0, -(currency.length + 1));
 
 const percent = (value: number | null, digits = 4) =>
   value === null ? '-' : `${(value * 100).toFixed(digits)}%`;
@@ -80,8 +90,8 @@ export const reportCommand: Command = {
           `${row.scope} ${row.id}`,
           row.currency,
           String(row.rounds),
-          String(row.turnover),
-          String(row.ggr),
+          amount(row.turnover, row.currency),
+          amount(row.ggr, row.currency),
           row.holdPercent === null ? '-' : `${row.holdPercent.toFixed(4)}%`,
         ]);
         io.stdout(
