@@ -146,7 +146,7 @@ const descriptions = {
   INSUFFICIENT_FUNDS: {
     meaning:
       "Transfer mode: the wallet's available balance (its balance less the commission it owes; stakes already debited are out of the balance) does not cover the stakes or the withdrawal. Seamless mode: the operator's wallet refused a stake's debit with `INSUFFICIENT_FUNDS` (Croupier holds no balance to check). Either way every bet of the request is refused and the player keeps their money: in transfer mode nothing is debited, in seamless mode a stake of the request the wallet already debited is rolled back.",
-    example: 'cannot withdraw 9000: 4500 available',
+    example: 'cannot withdraw 90.00 EUR: 45.00 EUR available',
   },
   BALANCE_LIMIT: {
     meaning:

@@ -1,4 +1,4 @@
-import { DomainError, isPlayMoney } from '@croupier/contracts';
+import { DomainError, formatMoney, isPlayMoney } from '@croupier/contracts';
 import type { WalletState } from './wallet.state.js';
 
 // The checks more than one of the wallet's capabilities makes before deciding.
@@ -14,6 +14,10 @@ export function requirePositive(amount: number, what: string): void {
     );
   }
 }
+
+/** An amount of this wallet's money as a person reads it, for messages ("45.00 EUR"). */
+export const moneyText = (state: WalletState, amount: number): string =>
+  state.currency === null ? `${amount} minor units` : formatMoney(amount, state.currency);
 
 export function requireWallet(state: WalletState): void {
   if (!state.exists)

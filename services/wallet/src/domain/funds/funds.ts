@@ -5,7 +5,7 @@ import {
   type PlayerId,
   type WalletEvent,
 } from '@croupier/contracts';
-import { requirePositive, requireWallet } from '../wallet.rules.js';
+import { moneyText, requirePositive, requireWallet } from '../wallet.rules.js';
 import { available, type WalletState } from '../wallet.state.js';
 
 /** Real money in and out of a wallet: deposits and withdrawals, each named by its reference. */
@@ -95,7 +95,7 @@ export function decideWithdraw(command: WithdrawCommand, state: WalletState): Wa
   if (command.amount > available(state)) {
     throw new DomainError(
       'INSUFFICIENT_FUNDS',
-      `cannot withdraw ${command.amount}: ${available(state)} available`,
+      `cannot withdraw ${moneyText(state, command.amount)}: ${moneyText(state, available(state))} available`,
       {
         available: available(state),
       },

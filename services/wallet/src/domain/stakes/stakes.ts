@@ -7,7 +7,7 @@ import {
   type WalletEvent,
 } from '@croupier/contracts';
 import { mayRefund, type RefundReason, type StakeStanding } from '../stake-standing.js';
-import { requirePositive, requireSameMoney, requireWallet } from '../wallet.rules.js';
+import { moneyText, requirePositive, requireSameMoney, requireWallet } from '../wallet.rules.js';
 import { available, type OpenStake, type WalletState } from '../wallet.state.js';
 
 /**
@@ -135,7 +135,7 @@ export function decideDebitStakes(command: DebitStakesCommand, state: WalletStat
   if (total > available(state)) {
     throw new DomainError(
       'INSUFFICIENT_FUNDS',
-      `stakes of ${total} exceed the ${available(state)} available`,
+      `stakes of ${moneyText(state, total)} exceed the ${moneyText(state, available(state))} available`,
       {
         available: available(state),
       },
