@@ -781,24 +781,47 @@ export class ProjectionRunner {
     return this.#store.readAll({ after: from, limit });
   }
 
-  /** Stands by for the leases of models no process is known to run here, every lockRetryMs. */
+  /**
+   * Stands by for the leases of models no process is known to run here, every lockRetryMs. A
+   * lease's connection may break at any await here (its `broken` runs outside the runner's
+   * lock): a model is marked held only while the lease it acquired is still its own, and a
+   * broken lease drops only itself, never one opened after it.
+   */
   async #takeLeases(): Promise<void> {
     const now = Date.now();
     for (const model of this.#models.values()) {
       if (model.held || now < model.nextLeaseAttempt) continue;
       model.nextLeaseAttempt = now + this.#options.lockRetryMs;
       const name = model.projection.name;
-      model.lease ??= await this.#storage.openLease(name, {
-        wake: (position) => {
-          this.#heard(position);
-        },
-        broken: (error) => {
-          this.#report(error);
-          void this.#dropLeases([name]);
-        },
-      });
-      if (!(await model.lease.tryAcquire())) continue;
+      let lease = model.lease;
+      if (lease === null) {
+        // Its connection may break before the lease is handed back to be kept.
+        const opening: { lease: ProjectionLease | null; broken: boolean } = {
+          lease: null,
+          broken: false,
+        };
+        const opened = await this.#storage.openLease(name, {
+          wake: (position) => {
+            this.#heard(position);
+          },
+          broken: (error) => {
+            this.#report(error);
+            if (opening.lease === null) opening.broken = true;
+            else void this.#dropLeases([name], opening.lease);
+          },
+        });
+        opening.lease = opened;
+        if (opening.broken) {
+          await opened.close().catch(() => undefined);
+          continue;
+        }
+        model.lease = opened;
+        lease = opened;
+      }
+      if (!(await lease.tryAcquire()) || model.lease !== lease) continue;
       const state = await this.#storage.ensureModel(name);
+      // Broken while the state was read: dropped already, taken again at the next attempt.
+      if (model.lease !== lease) continue;
       this.#cache.clear(name);
       this.#catchUpDocs.clear();
       model.held = true;
@@ -809,10 +832,18 @@ export class ProjectionRunner {
     }
   }
 
-  async #dropLeases(names: readonly string[]): Promise<void> {
+  /**
+   * Lets the models go (their leases lost or broken). With `only`, a model lets go only if that
+   * is still its lease: a lease that broke after it was replaced is just closed.
+   */
+  async #dropLeases(names: readonly string[], only?: ProjectionLease): Promise<void> {
     for (const name of names) {
       const model = this.#models.get(name);
       if (model === undefined) continue;
+      if (only !== undefined && model.lease !== only) {
+        await only.close().catch(() => undefined);
+        continue;
+      }
       model.held = false;
       this.#cache.clear(name);
       this.#catchUpDocs.clear();

@@ -121,3 +121,67 @@ describe('the command handler deciding on its cached state (ADR 0020)', () => {
     });
   });
 });
+
+/** Reads the balance's stream and records what it saw: another aggregate of the same streams. */
+type AuditEvent = Event | { type: 'Audited'; data: { total: number } };
+const auditor: Aggregate<{ type: 'Audit' }, AuditEvent, { total: number; audited: number | null }> =
+  {
+    name: 'auditor',
+    writes: ['Audited'],
+    decider: {
+      initialState: () => ({ total: 0, audited: null }),
+      evolve: (state, event) =>
+        event.type === 'Moved'
+          ? { ...state, total: state.total + event.data.amount }
+          : { ...state, audited: event.data.total },
+      decide: (_, state) => [{ type: 'Audited', data: { total: state.total } }],
+    },
+    parse: (recorded) => recorded as unknown as AuditEvent,
+  };
+
+describe('an aggregate following what another appends in this process (ADR 0047)', () => {
+  let store: CountingStore;
+  let commands: CommandHandler;
+  let otherProcess: CommandHandler;
+  beforeEach(() => {
+    store = new CountingStore();
+    commands = new CommandHandler(store);
+    otherProcess = new CommandHandler(store);
+    commands.follow(auditor, 'b-');
+  });
+
+  it('decides with no read on a stream this process opened and wrote, alone and in batches', async () => {
+    await commands.handle(aggregate, 'b-1', move(10, 'a'), context);
+    // Queued together: decided and appended as one batch.
+    await Promise.all([
+      commands.handle(aggregate, 'b-1', move(5, 'b'), context),
+      commands.handle(aggregate, 'b-1', move(-3, 'c'), context),
+      commands.handle(aggregate, 'b-1', move(1, 'd'), context),
+    ]);
+    const before = store.reads;
+    const handled = await commands.handle(auditor, 'b-1', { type: 'Audit' }, context);
+    expect(store.reads).toBe(before);
+    expect(handled).toMatchObject({ state: { total: 13, audited: 13 }, revision: 4n });
+  });
+
+  it('is confirmed by its append: behind another process, it reads and decides again', async () => {
+    await commands.handle(aggregate, 'b-2', move(10, 'a'), context);
+    await otherProcess.handle(aggregate, 'b-2', move(5, 'b'), context);
+    const handled = await commands.handle(auditor, 'b-2', { type: 'Audit' }, context);
+    expect(handled).toMatchObject({ state: { total: 15, audited: 15 }, revision: 2n });
+    expect((await store.readStream('b-2')).at(-1)).toMatchObject({ data: { total: 15 } });
+  });
+
+  it('follows only the streams named with its prefix, and only from a state it holds', async () => {
+    await commands.handle(aggregate, 'other-1', move(10, 'a'), context);
+    // A stream written before this process followed it: nothing held, so it is read.
+    await otherProcess.handle(aggregate, 'b-3', move(7, 'a'), context);
+    await commands.handle(aggregate, 'b-3', move(1, 'b'), context);
+    for (const stream of ['other-1', 'b-3']) {
+      const before = store.reads;
+      await commands.handle(auditor, stream, { type: 'Audit' }, context);
+      expect(store.reads, stream).toBeGreaterThan(before);
+    }
+    expect((await store.readStream('b-3')).at(-1)).toMatchObject({ data: { total: 8 } });
+  });
+});

@@ -174,6 +174,49 @@ export function projectionRunnerSuite(
       expect(await tally('s')).toEqual({ revisions: ['0', '1', '2'], total: 7 });
     });
 
+    it('does not run a model on a lease that broke while it was being taken', async () => {
+      // The first lease this runner opens breaks while it is acquired (its connection lost):
+      // its \`broken\` arrives before \`tryAcquire\` answers.
+      let breaking = 1;
+      const flaky = new Proxy(storage, {
+        get(target, property, receiver) {
+          if (property === 'openLease')
+            return async (
+              model: string,
+              signals: Parameters<ProjectionStorage['openLease']>[1],
+            ) => {
+              const lease = await target.openLease(model, signals);
+              if (breaking-- <= 0) return lease;
+              return {
+                tryAcquire: async () => {
+                  const acquired = await lease.tryAcquire();
+                  signals.broken(new Error('the lease connection was lost'));
+                  return acquired;
+                },
+                close: () => lease.close(),
+              };
+            };
+          const value: unknown = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+        },
+      });
+      const first = new ProjectionRunner(store, flaky, { pollIntervalMs: 10_000, lockRetryMs: 50 });
+      runners.push(first);
+      first.register(new TallyProjection());
+      await first.start();
+      const second = runner({ lockRetryMs: 10 });
+      second.register(new TallyProjection());
+      await second.start();
+      // Between the break and the first runner's next attempt, either may take the lease; never both.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const holders = [first, second].filter((r) => r.status()[0]!.held);
+      expect(holders).toHaveLength(1);
+      const position = await add('s', 3);
+      holders[0]!.noteAppended(position);
+      await holders[0]!.sync();
+      expect(await tally('s')).toEqual({ revisions: ['0'], total: 3 });
+    });
+
     it('answers a read that cannot be served in time with a lag error', async () => {
       const active = runner();
       active.register(new TallyProjection());

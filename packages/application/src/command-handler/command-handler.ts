@@ -113,6 +113,19 @@ export class CommandHandler {
     );
   }
 
+  /**
+   * Keeps `aggregate`'s cached state of the streams named with `streamPrefix` current as other
+   * aggregates of this process append to them (a stream this process opened is then decided on
+   * with no read by the follower too). As any cached state, it is confirmed by the follower's
+   * append with the revision it holds as the expected version (ADR 0020, 0047).
+   */
+  follow<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    streamPrefix: string,
+  ): void {
+    this.#states.follow(aggregate, streamPrefix);
+  }
+
   /** Folded states held in memory, over all aggregates (at most cacheSize per aggregate). */
   get cachedStates(): number {
     return this.#states.size;

@@ -100,6 +100,7 @@ export async function decideAndAppend<Command, Event extends DomainEvent, State>
         revision: result.revision,
         snapshotAt: loaded.snapshotAt,
       });
+      states.appended(aggregate, stream, loaded.revision, events, result.revision);
       return { events, state, revision: result.revision, position: result.position };
     } catch (error) {
       if (error instanceof DuplicateEventIdError) {

@@ -106,6 +106,13 @@ export async function runBatch(
         revision: result.revision,
         snapshotAt: cached.snapshotAt,
       });
+      states.appended(
+        aggregate,
+        stream,
+        cached.revision,
+        taken.flatMap((t) => t.events),
+        result.revision,
+      );
       let appended = 0;
       for (const { queued, events, state: after } of taken) {
         appended += events.length;

@@ -49,6 +49,11 @@ export class StateCache {
     return entry;
   }
 
+  /** The entry held, without counting a hit or a miss or making it recently used. */
+  peek(key: string): CacheEntry | undefined {
+    return this.entries?.peek(key);
+  }
+
   /** Keeps the state unless one of a later revision is held already (a slower reader's). */
   set(key: string, state: unknown, revision: bigint, snapshotAt: bigint): void {
     if (this.entries === null) return;

@@ -10,6 +10,11 @@ import { StateCache, type CacheCounts } from './state-cache.js';
  */
 export class StreamStates {
   readonly #caches = new Map<object, StateCache>();
+  /** Aggregates whose states follow what other aggregates append (`follow`). */
+  readonly #followers: {
+    readonly aggregate: Aggregate<unknown, DomainEvent, unknown>;
+    readonly streamPrefix: string;
+  }[] = [];
   readonly counts: CacheCounts = { hits: 0, misses: 0, evictions: 0 };
 
   constructor(
@@ -79,6 +84,58 @@ export class StreamStates {
       this.snapshots?.maybeTake(aggregate, stream, held, eventHash) ?? held.snapshotAt;
     this.#cacheOf(aggregate).set(stream, held.state, held.revision, snapshotAt);
     return snapshotAt;
+  }
+
+  /**
+   * Keeps `aggregate`'s state of every stream named with `streamPrefix` current as other
+   * aggregates of this process append to it, so that its first command there needs no read
+   * (settlement on the rounds the round service writes here). Each state is still confirmed by
+   * the follower's own append, as any cached state (ADR 0020).
+   */
+  follow<Command, Event extends DomainEvent, State>(
+    aggregate: Aggregate<Command, Event, State>,
+    streamPrefix: string,
+  ): void {
+    if (this.#followers.some((f) => f.aggregate === aggregate && f.streamPrefix === streamPrefix))
+      return;
+    this.#followers.push({
+      aggregate,
+      streamPrefix,
+    });
+  }
+
+  /**
+   * `writer` appended `events` to `stream` at the expected version `expected` (null: the stream
+   * was new), confirmed by the store, ending at `revision`. A follower holding the stream at
+   * exactly `expected` (or any follower, for a new stream) folds them in: its state then is the
+   * fold of the stream up to `revision`, as a read would give it. One holding another revision,
+   * or nothing of an older stream, is left alone: it reads when it needs the stream.
+   */
+  appended(
+    writer: object,
+    stream: string,
+    expected: bigint | null,
+    events: readonly DomainEvent[],
+    revision: bigint,
+  ): void {
+    for (const { aggregate, streamPrefix } of this.#followers) {
+      if (aggregate === writer || !stream.startsWith(streamPrefix)) continue;
+      const cache = this.#cacheOf(aggregate);
+      const held =
+        expected === null
+          ? { state: aggregate.decider.initialState(), revision: null, snapshotAt: -1n }
+          : cache.peek(stream);
+      if (held === undefined || held.revision !== expected) continue;
+      let state = held.state;
+      try {
+        // Parsed as a read of the stream would parse them: the follower's own schema.
+        for (const event of events) state = aggregate.decider.evolve(state, aggregate.parse(event));
+      } catch {
+        // The writer's append stands whatever a follower makes of it: this one reads instead.
+        continue;
+      }
+      cache.set(stream, state, revision, held.snapshotAt);
+    }
   }
 
   #cacheOf(aggregate: object): StateCache {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { backoffs } from '../backoff.js';
 import type { QueryResult, SqlDriver, SqlExecutor, SubscriptionSession } from '../sql/driver.js';
 import { notifyChannel } from '../sql/schema-name.js';
 
@@ -26,6 +27,12 @@ export interface PostgresDriverOptions {
    * much later (they also poll). 0 sends one as soon as the previous one is answered.
    */
   readonly notifyIntervalMs?: number;
+  /**
+   * How long the driver trusts its last look at whether another process listens, ms (default
+   * 1,000): while nobody else does, no NOTIFY is sent; a process that starts listening is
+   * signalled at most this much later. Once one listens, it looks again after 30 times as long.
+   */
+  readonly listenerCheckMs?: number;
 }
 
 /**
@@ -121,23 +128,34 @@ function connectionSurvives(error: unknown): boolean {
   );
 }
 
+/** The listener's one statement: other drivers find it by it in `pg_stat_activity`. */
+const listenStatement = (schema: string) => `LISTEN "${notifyChannel(schema)}"`;
+
 /**
  * Advisory lock key of a lease: 64 bits of md5, so two subscription names practically never share
  * a lock (hashtext's 32 bits would collide at a few tens of thousands of names).
  */
 const LEASE_KEY_SQL = `('x' || substr(md5($1::text), 1, 16))::bit(64)::bigint`;
 
-/** The `pg` driver: a pool for appends and reads, one dedicated client per subscription. */
+/**
+ * The `pg` driver: a pool for appends and reads, one dedicated client per subscription (its lease
+ * and reads), and one connection listening for every subscription.
+ */
 export class PostgresDriver implements SqlDriver {
   readonly #pool: pg.Pool;
   readonly #options: PostgresDriverOptions;
   readonly #sessions = new Set<PostgresSubscriptionSession>();
+  /** The one connection that LISTENs for other processes' appends, for every session. */
+  readonly #listener: NotificationListener;
   /** The connection error of each pooled client whose connection broke. */
   readonly #broken = new WeakMap<pg.ClientBase, Error>();
   #notifying: Promise<void> | null = null;
   #notifyAgain = false;
   /** The newest position appended since the last NOTIFY was sent: what the next one names. */
   #notifyPosition = 0n;
+  /** Whether another connection listened at the last look, and when to look again. */
+  #listeners: { answer: boolean; dueAt: number } | null = null;
+  #interruptPause: (() => void) | null = null;
   #closed = false;
   /**
    * The payload of this driver's NOTIFYs. Its own subscription sessions ignore it: the store
@@ -147,6 +165,7 @@ export class PostgresDriver implements SqlDriver {
 
   constructor(options: PostgresDriverOptions) {
     this.#options = options;
+    this.#listener = new NotificationListener(options, this.#origin);
     this.#pool = new pg.Pool({
       ...connectionSettings(options),
       max: options.maxConnections ?? 10,
@@ -228,6 +247,11 @@ export class PostgresDriver implements SqlDriver {
    * transaction a NOTIFY would serialize all appending commits on a cluster-wide lock (ADR 0002).
    * It names the newest position appended so far, so a listener that does not see it yet keeps
    * looking (ADR 0046). Subscribers also poll, so a lost signal only costs latency.
+   *
+   * Sent only while another connection listens (`#othersListen`): a NOTIFY costs a transaction,
+   * and one more in every listening backend, which for a process alone on its database (the
+   * gateway) is its own listener reading what it ignores. A process that starts listening is
+   * told of appends at most `listenerCheckMs` later (and polls meanwhile).
    */
   signalAppended(position: bigint): void {
     if (this.#closed) return;
@@ -243,17 +267,68 @@ export class PostgresDriver implements SqlDriver {
       const interval = this.#options.notifyIntervalMs ?? 20;
       while (this.#takeNotifyRequest()) {
         const sent = Date.now();
-        await this.#pool
-          .query(`SELECT pg_notify($1, $2)`, [
-            notifyChannel(this.#options.schema),
-            notifyPayload(this.#origin, this.#notifyPosition),
-          ])
-          .catch(() => undefined);
-        const wait = sent + interval - Date.now();
-        if (wait > 0 && !this.#closed) await new Promise((resolve) => setTimeout(resolve, wait));
+        const listening = await this.#othersListen();
+        if (listening.answer) {
+          await this.#pool
+            .query(`SELECT pg_notify($1, $2)`, [
+              notifyChannel(this.#options.schema),
+              notifyPayload(this.#origin, this.#notifyPosition),
+            ])
+            .catch(() => undefined);
+        } else if (!listening.fresh) {
+          // Nobody listened at the last look, which may be out of date: look again when due,
+          // and signal then if a listener has come.
+          this.#notifyAgain = true;
+          await this.#pause(listening.dueAt - Date.now());
+          continue;
+        }
+        await this.#pause(sent + interval - Date.now());
       }
       this.#notifying = null;
     })();
+  }
+
+  /**
+   * Whether a connection other than this driver's own listener LISTENs (another process's
+   * subscribers): every listener of this package is named `…:listener`, and its last statement
+   * is its LISTEN, so one listening on another schema's channel is left out (one whose statement
+   * this role may not see counts). Looked up at most once per `listenerCheckMs` while nobody
+   * else listens, 30 times as rarely once one does; `fresh` when looked up just now. When the
+   * look-up fails, answers yes.
+   */
+  async #othersListen(): Promise<{ answer: boolean; fresh: boolean; dueAt: number }> {
+    const checkMs = this.#options.listenerCheckMs ?? 1_000;
+    const known = this.#listeners;
+    if (known !== null && Date.now() < known.dueAt) return { ...known, fresh: false };
+    let answer = true;
+    try {
+      const { rows } = await this.#pool.query<{ listeners: number }>(
+        `SELECT count(*)::int AS listeners FROM pg_stat_activity
+          WHERE datname = current_database() AND application_name LIKE '%:listener'
+            AND NOT (coalesce(query, '') LIKE 'LISTEN %' AND query <> $1)`,
+        [listenStatement(this.#options.schema)],
+      );
+      answer = (rows[0]?.listeners ?? 0) > (this.#listener.listening ? 1 : 0);
+    } catch {
+      // The store away: the NOTIFY fails as well, and is not needed until it is back.
+    }
+    // A listener found is looked for again much later: until then a NOTIFY too many costs
+    // little, while a newcomer missed costs its promptness.
+    this.#listeners = { answer, dueAt: Date.now() + (answer ? 30 * checkMs : checkMs) };
+    return { ...this.#listeners, fresh: true };
+  }
+
+  /** Waits, unless the driver closes meanwhile. */
+  async #pause(ms: number): Promise<void> {
+    if (ms <= 0 || this.#closed) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.#interruptPause = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.#interruptPause = null;
   }
 
   #takeNotifyRequest(): boolean {
@@ -262,6 +337,12 @@ export class PostgresDriver implements SqlDriver {
     return requested;
   }
 
+  /**
+   * A session's own connection holds its lease (a session advisory lock) and runs its reads and
+   * checkpoints; it does not LISTEN. The driver's one listening connection wakes every session
+   * (`NotificationListener`): a NOTIFY costs each listening backend a transaction to read it, so
+   * one listener per process instead of one per subscription and read model (issue 27).
+   */
   async openSubscriptionSession(
     leaseKey: string,
     onWake: (position?: bigint) => void,
@@ -271,24 +352,26 @@ export class PostgresDriver implements SqlDriver {
       ...connectionSettings(this.#options),
       application_name: `${this.#options.applicationName ?? 'croupier-eventstore'}:subscription`,
     });
+    let unlisten = (): void => undefined;
     const session = new PostgresSubscriptionSession(client, leaseKey, () => {
       this.#sessions.delete(session);
+      unlisten();
     });
     client.on('error', (error) => {
       session.broken = true;
       onBroken(error);
-    });
-    client.on('notification', (message) => {
-      // This driver's own signal: the store woke its subscribers in-process already.
-      const { origin, position } = parseNotifyPayload(message.payload);
-      if (origin !== this.#origin) onWake(position);
+      // What broke this connection (a partition, a restarted server) may have taken the
+      // listener's too, unnoticed: an idle LISTEN connection learns of it only from TCP.
+      this.#listener.recycle();
     });
     try {
       await client.connect();
       // Checkpoints are written after every event; losing the last few in a crash only means
       // redelivery (at least once), so they need not wait for the WAL flush.
       await client.query('SET synchronous_commit = off');
-      await client.query(`LISTEN "${notifyChannel(this.#options.schema)}"`);
+      // Listening before the session is handed out: an append committed after this wakes it,
+      // one committed before is in its first read.
+      unlisten = await this.#listener.add(onWake);
     } catch (error) {
       await client.end().catch(() => undefined);
       throw error;
@@ -299,8 +382,10 @@ export class PostgresDriver implements SqlDriver {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#interruptPause?.();
     await this.#notifying;
     await Promise.allSettled([...this.#sessions].map((session) => session.close()));
+    await this.#listener.close();
     await this.#pool.end();
   }
 }
@@ -342,7 +427,161 @@ class PostgresSubscriptionSession implements SubscriptionSession {
     if (this.#closed) return;
     this.#closed = true;
     this.#onClosed();
-    // Ending the connection releases the advisory lock and the LISTEN.
+    // Ending the connection releases the advisory lock.
     await this.#client.end();
+  }
+}
+
+/**
+ * The driver's one LISTEN connection: it wakes every subscription session of the process when
+ * another process appends (this driver's own NOTIFYs are ignored: the store woke its sessions
+ * in-process). Opened with the first session and ended with the last. A connection that breaks
+ * wakes every session (they read now) and is opened again with a backoff; once it listens again
+ * every session is woken, since an append may have come while nobody listened. Sessions also
+ * poll, so a signal lost meanwhile only costs latency, as a lost NOTIFY always did.
+ */
+class NotificationListener {
+  readonly #options: PostgresDriverOptions;
+  readonly #origin: string;
+  readonly #wakers = new Set<(position?: bigint) => void>();
+  #client: pg.Client | null = null;
+  #connecting: Promise<void> | null = null;
+  #retry: ReturnType<typeof setTimeout> | null = null;
+  #failures = 0;
+  /** A connection broke: sessions may have missed signals until the next one listens. */
+  #missed = false;
+  #closed = false;
+
+  constructor(options: PostgresDriverOptions, origin: string) {
+    this.#options = options;
+    this.#origin = origin;
+  }
+
+  /**
+   * Wakes `wake` on every other process's NOTIFY from the moment this resolves; answers the
+   * function that stops it. Rejects (waking nothing) when the connection cannot listen.
+   */
+  async add(wake: (position?: bigint) => void): Promise<() => void> {
+    // A function of its own per session, so two sessions given the same callback both count.
+    const entry = (position?: bigint): void => {
+      wake(position);
+    };
+    this.#wakers.add(entry);
+    try {
+      await this.#listening();
+    } catch (error) {
+      this.#remove(entry);
+      throw error;
+    }
+    return () => {
+      this.#remove(entry);
+    };
+  }
+
+  /** Whether this driver's own connection listens now (it counts among the listeners). */
+  get listening(): boolean {
+    return this.#client !== null;
+  }
+
+  /** Opens the connection again (a session's broke: the same cause may have cut this one). */
+  recycle(): void {
+    const client = this.#client;
+    if (client === null) return;
+    this.#lost(client);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#wakers.clear();
+    await this.#end();
+  }
+
+  #remove(entry: (position?: bigint) => void): void {
+    this.#wakers.delete(entry);
+    if (this.#wakers.size === 0) void this.#end();
+  }
+
+  /** Resolves once a connection listens (at once when one does). */
+  #listening(): Promise<void> {
+    if (this.#client !== null) return Promise.resolve();
+    this.#connecting ??= this.#connect().finally(() => {
+      this.#connecting = null;
+    });
+    return this.#connecting;
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+    const client = new pg.Client({
+      ...connectionSettings(this.#options),
+      application_name: `${this.#options.applicationName ?? 'croupier-eventstore'}:listener`,
+    });
+    client.on('error', () => {
+      this.#lost(client);
+    });
+    client.on('end', () => {
+      this.#lost(client);
+    });
+    client.on('notification', (message) => {
+      // This driver's own signal: the store woke its subscribers in-process already.
+      const { origin, position } = parseNotifyPayload(message.payload);
+      if (origin !== this.#origin) this.#wakeAll(position);
+    });
+    try {
+      await client.connect();
+      await client.query(listenStatement(this.#options.schema));
+    } catch (error) {
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    if (this.#closed || this.#wakers.size === 0) {
+      await client.end().catch(() => undefined);
+      return;
+    }
+    this.#client = client;
+    this.#failures = 0;
+    // Appends may have come while no connection listened (after a break): read now.
+    if (this.#missed) this.#wakeAll();
+    this.#missed = false;
+  }
+
+  /** The connection broke: wake every session and listen again after a backoff. */
+  #lost(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#client = null;
+    this.#missed = true;
+    void client.end().catch(() => undefined);
+    this.#wakeAll();
+    this.#reconnectLater();
+  }
+
+  #reconnectLater(): void {
+    if (this.#closed || this.#wakers.size === 0 || this.#retry !== null) return;
+    this.#failures += 1;
+    this.#retry = setTimeout(() => {
+      this.#retry = null;
+      if (this.#closed || this.#wakers.size === 0) return;
+      this.#listening().catch(() => {
+        this.#reconnectLater();
+      });
+    }, backoffs.exponential()(this.#failures));
+  }
+
+  /** Ends the connection when nobody is left to wake (or the driver closed). */
+  async #end(): Promise<void> {
+    if (this.#retry !== null) clearTimeout(this.#retry);
+    this.#retry = null;
+    // A connection being opened ends itself once open, if nobody is left by then.
+    await this.#connecting?.catch(() => undefined);
+    const client = this.#client;
+    if (client === null || (!this.#closed && this.#wakers.size > 0)) return;
+    this.#client = null;
+    await client.end().catch(() => undefined);
+  }
+
+  /** Wakes every session; `position`, when a NOTIFY named it, is the newest one committed. */
+  #wakeAll(position?: bigint): void {
+    for (const wake of [...this.#wakers]) wake(position);
   }
 }

@@ -120,6 +120,9 @@ export function startSettlementReactor(
   { concurrentRounds = DEFAULT_CONCURRENT_ROUNDS }: SettlementReactorOptions = {},
   parking?: Parking,
 ): Subscription {
+  // Where this process also plays the rounds (the gateway), settlement's state of each round is
+  // folded as the round service appends, so settling it reads nothing (ADR 0047).
+  commands.follow(settlementAggregate, streams.round(''));
   return subscribeParking(commands.store, parking, 'settlement', {
     name: 'settlement',
     from: 'start',

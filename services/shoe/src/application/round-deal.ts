@@ -26,19 +26,32 @@ const roundDealAggregate: Aggregate<never, { type: string; data: null }, RoundDe
 };
 
 /**
+ * Where the round service plays in this process (the gateway), the shoe's view of each round is
+ * folded as the round service appends (ADR 0047), so a draw reads nothing.
+ */
+export function followRounds(commands: CommandHandler): void {
+  commands.follow(roundDealAggregate, streams.round(''));
+}
+
+/**
  * The shoe hands out cards only to a round that committed to its deal in its own stream: a
  * caller with a service token cannot draw for a round never opened, or not yet dealing, and
  * leave the shoe's record naming cards no round holds.
+ *
+ * Asked of the cached state first: both facts only ever become true (a stream is append-only),
+ * so a state that holds them is right however old it is; one that does not is asked again on
+ * the round as read, where the refusal, if any, is the real one.
  */
 export async function requireDealStarted(
   commands: CommandHandler,
   roundId: RoundId,
 ): Promise<void> {
-  const { state } = await commands.load(roundDealAggregate, streams.round(roundId));
-  if (!state.exists) throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
-  if (!state.dealStarted)
-    throw new DomainError(
-      'ROUND_NOT_DEALING',
-      `round "${roundId}" has not started its deal: the shoe draws only for a round that has`,
-    );
+  await commands.ask(roundDealAggregate, streams.round(roundId), (state) => {
+    if (!state.exists) throw new DomainError('ROUND_NOT_FOUND', `no round "${roundId}"`);
+    if (!state.dealStarted)
+      throw new DomainError(
+        'ROUND_NOT_DEALING',
+        `round "${roundId}" has not started its deal: the shoe draws only for a round that has`,
+      );
+  });
 }

@@ -18,7 +18,7 @@ import {
   type ShoeSummary,
 } from '@croupier/contracts';
 import { shoeDecider, type ShoeCommand, type ShoeState } from '../domain/shoe.decider.js';
-import { requireDealStarted } from './round-deal.js';
+import { followRounds, requireDealStarted } from './round-deal.js';
 import type { SeedVault } from './seed-vault.js';
 
 export const shoeAggregate: Aggregate<ShoeCommand, ShoeEvent, ShoeState> = {
@@ -64,7 +64,9 @@ export class ShoeService implements ShoePort {
   constructor(
     private readonly commands: CommandHandler,
     private readonly vault: SeedVault,
-  ) {}
+  ) {
+    followRounds(commands);
+  }
 
   async getShoe(shoeId: string): Promise<ShoeSummary | null> {
     const { state } = await this.commands.load(shoeAggregate, streams.shoe(shoeId));
