@@ -437,13 +437,13 @@ describe('the CSV export', () => {
       original_result: 'player',
       original_payouts: '4000',
       adjustment: '-1000',
-      bets: 'player 2000: push 2000 (was win 4000); banker 1000: push 1000 (was lose 0)',
+      bets: 'player 20.00 EUR: push 20.00 EUR (was win 40.00 EUR); banker 10.00 EUR: push 10.00 EUR (was lose 0.00 EUR)',
     });
     expect(b['corrections']).toMatch(/^\d+: 3S -> 7S \(video review\)$/);
     expect(b['adjusted_at']).toMatch(/^\d{4}-\d\d-\d\dT/);
     const a = rows.get(rounds.A)!;
     expect(a).toMatchObject({ status: 'voided', payouts: '2100', adjusted: 'true' });
-    expect(a['bets']).toMatch(/^player 1000: refunded 1000/);
+    expect(a['bets']).toMatch(/^player 10.00 EUR: refunded 10.00 EUR/);
     const c = rows.get(rounds.C)!;
     expect(c).toMatchObject({ adjusted: 'false', original_payouts: '', adjustment: '' });
   });
