@@ -20,7 +20,7 @@ const WINDOW_MS = 5_000;
 const LATE_MS = 1_500;
 
 /**
- * The timing of seamless mode (docs/wallet-integration.md#timing, ADR 0045), against the HTTP
+ * The timing of seamless mode (docs/wallet-integration.md#timing, ADR 0044), against the HTTP
  * adapter and the example operator wallet behind a relay that holds the calls the test says:
  * a bet's debit and its status end by its round's betting close, and the outbox serves players
  * side by side, each player's calls in order.

@@ -6,7 +6,7 @@ type Known = { readonly doc: Document } | null;
 /**
  * The documents a catch-up's batches left behind, by model slot and key, kept for its next batch
  * so that the documents every batch touches (a table's board, a player's balance) are not loaded
- * and parsed again each time (docs/adr/0048). At most `maxEntries`, those used longest ago
+ * and parsed again each time (docs/adr/0047). At most `maxEntries`, those used longest ago
  * dropped first. Correct only because the runner that fills it is the only writer of those slots (it
  * holds their leases) and fills it after each commit with what that commit left in the storage;
  * a commit that fails, or a batch whose events throw, clears it. The documents are handed to the

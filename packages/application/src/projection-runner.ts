@@ -91,7 +91,7 @@ export interface ProjectionRunnerOptions {
   /**
    * Documents a catch-up keeps between its batches (the last ones its commits wrote or its loads
    * found), so that those every batch touches are not loaded again; dropped once caught up.
-   * Default 50,000; 0 keeps none (docs/adr/0048).
+   * Default 50,000; 0 keeps none (docs/adr/0047).
    */
   readonly catchUpDocuments?: number;
   /**
@@ -102,7 +102,7 @@ export interface ProjectionRunnerOptions {
   /**
    * Poll of the log when every event known to be committed has been read (ms). Default 5000:
    * the appends of this process and, by NOTIFY, of the others wake the runner and name their
-   * position, so this only bounds a lost wake-up's delay (ADR 0046). Never below `pollIntervalMs`.
+   * position, so this only bounds a lost wake-up's delay (ADR 0045). Never below `pollIntervalMs`.
    */
   readonly idlePollIntervalMs?: number;
   /** How often a model another process runs is asked for (ms). Default 1000. */
@@ -140,7 +140,7 @@ interface Model {
   nextLeaseAttempt: number;
 }
 
-/** The next page of the log, asked for while the current one is applied (docs/adr/0048). */
+/** The next page of the log, asked for while the current one is applied (docs/adr/0047). */
 interface ReadAhead {
   readonly after: bigint;
   readonly limit: number;
@@ -313,7 +313,7 @@ export class ProjectionRunner {
 
   /**
    * A wake-up from the store: events are committed up to `position`, or, when it does not say,
-   * may be (they are then looked for at the short poll for a while, as before ADR 0046).
+   * may be (they are then looked for at the short poll for a while, as before ADR 0045).
    */
   #heard(position: bigint | undefined): void {
     if (position === undefined) this.#uncertainUntil = Date.now() + UNCERTAIN_WAKE_MS;
@@ -453,7 +453,7 @@ export class ProjectionRunner {
   /**
    * Rebuilds several models (default: every registered one) as `rebuild` does one, in one pass
    * over the log: each page is read once for all of them and their documents are committed
-   * together (docs/adr/0048). Answers each model's new generation, the position they reached
+   * together (docs/adr/0047). Answers each model's new generation, the position they reached
    * and the events read. A model that cannot apply an event fails the whole rebuild, and no
    * model is swapped.
    */
@@ -586,7 +586,7 @@ export class ProjectionRunner {
         }
         this.#settleWaiters();
         const { pollIntervalMs, idlePollIntervalMs, lockRetryMs } = this.#options;
-        // The slow poll only where every append wakes the runner (ADR 0046).
+        // The slow poll only where every append wakes the runner (ADR 0045).
         pause = !caughtUp
           ? 0
           : this.#awaiting(active) || this.#storage.wakesOnAppends !== true
@@ -610,7 +610,7 @@ export class ProjectionRunner {
    * Reads a batch of at most `limit` events from the oldest held checkpoint and commits it;
    * answers the events read. A full batch (far behind: a start on a long log, a rebuild) reads
    * the next page ahead while it is applied and committed, and keeps the documents it leaves for
-   * the next batch (docs/adr/0048); a batch that is not full drops them.
+   * the next batch (docs/adr/0047); a batch that is not full drops them.
    */
   async #step(
     active: readonly Model[],
@@ -1009,7 +1009,7 @@ class Overlay {
 
 /**
  * The documents one event may use: those its `keysOf` named. A class rather than closures made
- * per event: a catch-up makes one for each event of each model (docs/adr/0048).
+ * per event: a catch-up makes one for each event of each model (docs/adr/0047).
  */
 class EventScope implements DocumentSet<unknown> {
   constructor(

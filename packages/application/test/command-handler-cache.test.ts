@@ -139,7 +139,7 @@ const auditor: Aggregate<{ type: 'Audit' }, AuditEvent, { total: number; audited
     parse: (recorded) => recorded as unknown as AuditEvent,
   };
 
-describe('an aggregate following what another appends in this process (ADR 0047)', () => {
+describe('an aggregate following what another appends in this process (ADR 0046)', () => {
   let store: CountingStore;
   let commands: CommandHandler;
   let otherProcess: CommandHandler;

@@ -41,7 +41,7 @@ projectionRunnerSuite('PostgreSQL', async () => {
 const eventually = <T>(check: () => T | Promise<T>, timeout = 60_000) =>
   vi.waitFor(check, { timeout, interval: 50 });
 
-describe('a runner that knows of nothing unread polls slowly (ADR 0046)', () => {
+describe('a runner that knows of nothing unread polls slowly (ADR 0045)', () => {
   it('reads a commit nobody signalled only at its slow poll, and one it was told of but another transaction holds back at its short poll', async () => {
     const { postgres, store, storage } = await openPostgres();
     // Another process's store: its appends reach the runner by NOTIFY, naming their position.

@@ -150,7 +150,7 @@ export interface WalletPort {
       /**
        * When the round's betting closes (ISO 8601), if its dealer scheduled it: a stake confirmed
        * after it could not become a bet, so an operator's wallet is asked within a budget that
-       * ends by then (ADR 0045). Croupier's own wallet answers at once and ignores it.
+       * ends by then (ADR 0044). Croupier's own wallet answers at once and ignores it.
        */
       bettingClosesAt?: string;
     },
@@ -200,7 +200,7 @@ export interface OperatorWalletPort {
 
 /**
  * How long a call may go on, when something later than its own settings bounds it (a debit's
- * round closes betting, ADR 0045): no attempt starts after `until` (ms since the epoch) and none
+ * round closes betting, ADR 0044): no attempt starts after `until` (ms since the epoch) and none
  * outlasts it, but the first attempt is always made.
  */
 export interface CallBudget {

@@ -12,7 +12,7 @@ export interface SubscriptionTuning {
   /**
    * Fallback poll when the session knows of no event it has not read (ms, default
    * `pollIntervalMs`): every commit it waits for wakes it, so this only bounds the latency of a
-   * lost wake-up (ADR 0046). Never shorter than `pollIntervalMs`.
+   * lost wake-up (ADR 0045). Never shorter than `pollIntervalMs`.
    */
   readonly idlePollIntervalMs?: number;
   /** How often a standby consumer tries to take the lease (ms). */

@@ -7,7 +7,7 @@ import { event, eventually, record, sleep, uniqueName } from './support.js';
 
 /**
  * The slow poll in a schema of its own: a store that another test left open on the same schema
- * may still send a NOTIFY late (it waits for a listener to appear before it signals, ADR 0047),
+ * may still send a NOTIFY late (it waits for a listener to appear before it signals, ADR 0046),
  * and a wake-up this test did not cause would read the commit it expects to stay unread.
  */
 const database = usePostgresSchema('es_pg_idle');
@@ -36,7 +36,7 @@ afterAll(async () => {
   await Promise.allSettled(stores.map((opened) => opened.close()));
 });
 
-describe('postgres: a subscriber that knows of nothing unread polls slowly (ADR 0046)', () => {
+describe('postgres: a subscriber that knows of nothing unread polls slowly (ADR 0045)', () => {
   it('reads a commit nobody signalled only at its slow poll, and one it was told of but another transaction holds back at its short poll', async () => {
     const quiet = await createEventStore({
       kind: 'postgres',

@@ -41,7 +41,7 @@ export class HttpMetrics {
   constructor(options: HttpMetricsOptions = {}) {
     this.registry = options.registry ?? new Registry();
     // The event loop's delay sampled every 100 ms, not prom-client's default 10: a timer firing
-    // a hundred times a second was most of an idle process's CPU (ADR 0046). Its percentiles
+    // a hundred times a second was most of an idle process's CPU (ADR 0045). Its percentiles
     // come from ten samples a second; a stall shorter than 100 ms may miss the max.
     if (options.processMetrics ?? true)
       collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 100 });

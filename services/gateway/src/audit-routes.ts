@@ -327,7 +327,7 @@ function rebuildRoutes(app: HttpApp, system: System): void {
       const started = performance.now();
       // Every model this process runs, whoever added it (the fault watchdog's deadlines, the
       // seamless wallet's owed calls): one left out would keep its old generation. All of them in
-      // one pass over the log (docs/adr/0048).
+      // one pass over the log (docs/adr/0047).
       const names = system.readModels.status().map((model) => model.name);
       const { position } = await system.readModels.rebuildAll(names);
       return {

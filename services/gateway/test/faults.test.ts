@@ -152,7 +152,7 @@ describe('a deal that stalls', () => {
   });
 });
 
-describe('when the watchdog looks next (ADR 0046)', () => {
+describe('when the watchdog looks next (ADR 0045)', () => {
   it('at the earliest deadline it knows, else half the shortest limit from now; never with both limits off', async () => {
     const watched = await startCasino(undefined, {
       DEALING_STALL_MS: '60000',

@@ -117,7 +117,7 @@ export class CommandHandler {
    * Keeps `aggregate`'s cached state of the streams named with `streamPrefix` current as other
    * aggregates of this process append to them (a stream this process opened is then decided on
    * with no read by the follower too). As any cached state, it is confirmed by the follower's
-   * append with the revision it holds as the expected version (ADR 0020, 0047).
+   * append with the revision it holds as the expected version (ADR 0020, 0046).
    */
   follow<Command, Event extends DomainEvent, State>(
     aggregate: Aggregate<Command, Event, State>,

@@ -29,7 +29,7 @@ const parsedEvents = new WeakMap<object, Map<z.ZodType, unknown>>();
  * A recorded event's `{type, data}` parsed by `schema`, once per event object and schema. The
  * read models of a process are handed the same event objects, and each parsed what it reads in
  * its `keysOf` and again in its `apply`: about ten parses of every round event in a catch-up, a
- * fifth of its CPU (docs/adr/0048). The answer is shared by every caller, so it is frozen: a
+ * fifth of its CPU (docs/adr/0047). The answer is shared by every caller, so it is frozen: a
  * model that changed it would change it for the models after it. A failed parse is not kept
  * (each caller gets its own error).
  */

@@ -53,7 +53,7 @@ export const roundOpened = eventSchema(
       dealer: z.object({ dealerId: playerIdSchema.nullable(), shiftId: uuidSchema }).strict(),
       /**
        * When the auto-dealer closes betting: the round's opening plus its table's betting window
-       * (ADR 0045). A seamless debit's budget ends by then. Absent on a round dealt by hand (a
+       * (ADR 0044). A seamless debit's budget ends by then. Absent on a round dealt by hand (a
        * dealer or a session's player closes betting when they choose) and on rounds recorded
        * before it existed.
        */

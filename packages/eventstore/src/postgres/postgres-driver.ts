@@ -37,7 +37,7 @@ export interface PostgresDriverOptions {
 
 /**
  * A NOTIFY's payload: the driver that sent it and the newest position it had committed, so a
- * listener knows what to wait for when that position is not yet visible to it (ADR 0046). A
+ * listener knows what to wait for when that position is not yet visible to it (ADR 0045). A
  * payload of the driver's id alone (an older sender) names no position.
  */
 export function notifyPayload(origin: string, position: bigint): string {
@@ -246,7 +246,7 @@ export class PostgresDriver implements SqlDriver {
    * many appends finish meanwhile, and at most one per `notifyIntervalMs`. Inside the append's
    * transaction a NOTIFY would serialize all appending commits on a cluster-wide lock (ADR 0002).
    * It names the newest position appended so far, so a listener that does not see it yet keeps
-   * looking (ADR 0046). Subscribers also poll, so a lost signal only costs latency.
+   * looking (ADR 0045). Subscribers also poll, so a lost signal only costs latency.
    *
    * Sent only while another connection listens (`#othersListen`): a NOTIFY costs a transaction,
    * and one more in every listening backend, which for a process alone on its database (the

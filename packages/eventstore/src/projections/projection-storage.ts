@@ -66,7 +66,7 @@ export interface ProjectionLease {
 export interface LeaseSignals {
   /**
    * New events may have been appended (NOTIFY or in-process), up to `position` where the signal
-   * names it: a runner that has not read that far yet keeps polling for it (ADR 0046).
+   * names it: a runner that has not read that far yet keeps polling for it (ADR 0045).
    */
   readonly wake: (position?: bigint) => void;
   /** The lease's connection failed: the lease is lost. */
@@ -87,7 +87,7 @@ export interface ProjectionStorage {
   /**
    * Whether every append to the log wakes this storage's leases (it lives in the store's own
    * database: the store's in-process wake-up and its NOTIFY reach them), so a runner that has
-   * read everything it was told of may poll slowly (ADR 0046). Absent or false (read models of
+   * read everything it was told of may poll slowly (ADR 0045). Absent or false (read models of
    * an EventStoreDB log in a PostgreSQL of their own): nothing wakes them, the runner polls.
    */
   readonly wakesOnAppends?: boolean;

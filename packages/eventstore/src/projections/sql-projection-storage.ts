@@ -141,7 +141,7 @@ function statements(schema: string) {
     /**
      * $1 the rows as one JSON array of {model, generation, key, partition, sort, doc}, sort as a
      * string. One JSON text rather than an array per column: the documents are not escaped again
-     * as array elements by the client and parsed out of them by the server (docs/adr/0048).
+     * as array elements by the client and parsed out of them by the server (docs/adr/0047).
      */
     upsert: `INSERT INTO ${s}.projection_documents (model, generation, key, partition, sort, doc)
       SELECT u.model, u.generation, u.key, u.partition, u.sort, u.doc
@@ -220,7 +220,7 @@ export class SqlProjectionStorage implements ProjectionStorage {
   readonly #appended: EventEmitter | null;
   readonly #ownsDriver: boolean;
   readonly #beforeCommit: (() => Promise<void>) | null;
-  /** Opened by the store on its own driver: its appends wake the leases (ADR 0046). */
+  /** Opened by the store on its own driver: its appends wake the leases (ADR 0045). */
   readonly wakesOnAppends: boolean;
   /** Document rows this storage wrote, and the count at which it runs ANALYZE next. */
   #written = 0;

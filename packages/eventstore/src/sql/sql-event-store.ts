@@ -70,7 +70,7 @@ export class SqlEventStore implements EventStore {
     this.#subscriptions = new RunningSubscriptions({
       pollIntervalMs: 250,
       // Appends wake the subscribers in this process, and NOTIFY those of others, naming what
-      // they wrote: the poll only bounds a lost signal's delay (ADR 0046).
+      // they wrote: the poll only bounds a lost signal's delay (ADR 0045).
       idlePollIntervalMs: 5_000,
       lockRetryMs: 1_000,
       maxBackoffMs: 5_000,

@@ -56,7 +56,7 @@ export class WakeFilter {
   /**
    * Another process committed events up to `position` (its NOTIFY; absent: it did not say). A
    * position is awaited like an in-process one; without one, the subscriber keeps looking for
-   * `UNCERTAIN_WAKE_MS`, as every wake-up made it look before ADR 0046.
+   * `UNCERTAIN_WAKE_MS`, as every wake-up made it look before ADR 0045.
    */
   heard(position: bigint | undefined): void {
     if (position === undefined) this.#uncertainUntil = this.#now() + UNCERTAIN_WAKE_MS;

@@ -48,7 +48,7 @@ describe('which in-process appends wake a subscriber', () => {
   });
 });
 
-describe('whether a subscriber waits for an event it has not read (its short poll, ADR 0046)', () => {
+describe('whether a subscriber waits for an event it has not read (its short poll, ADR 0045)', () => {
   it('waits for nothing until told of a commit, and for a commit until a read reaches it', () => {
     const wake = new WakeFilter();
     expect(wake.awaiting()).toBe(false);

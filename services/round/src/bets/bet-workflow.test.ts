@@ -77,7 +77,7 @@ describe('bet workflow: a request', () => {
   });
 
   it('carries the betting close the round recorded to the debit, and none once the round was paused', () => {
-    // The auto-dealer closes betting then: the debit's budget ends by it (ADR 0045).
+    // The auto-dealer closes betting then: the debit's budget ends by it (ADR 0044).
     const closesAt = '2026-12-02T10:00:10.000Z';
     spec
       .when(requested([opened({ bettingClosesAt: closesAt })]))

@@ -111,7 +111,7 @@ export class AutoDealer {
       return;
     }
     if (round.status === 'betting') {
-      // At the time the round recorded (ADR 0045): the debits of its bets were given budgets
+      // At the time the round recorded (ADR 0044): the debits of its bets were given budgets
       // that end then, and a restart does not lengthen the window. A round paused while betting
       // has no such time any more: it gets a whole window from its resume, as one with none.
       await this.sleep(

@@ -55,7 +55,7 @@ export class FaultWatchdog {
 
   /**
    * When the watchdog must look next (ms since the epoch), instead of looking every second (ADR
-   * 0046): the earliest deadline of a round it knows of, or, when none is sooner, half the
+   * 0045): the earliest deadline of a round it knows of, or, when none is sooner, half the
    * shortest limit from now. A round that begins waiting (or is paused) after this look has a
    * deadline a whole limit after its recorded time, so the next look finds it with half a limit
    * to spare for its events to reach the read model. Null when both limits are off.

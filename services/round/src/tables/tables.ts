@@ -273,7 +273,7 @@ export class Tables {
 /**
  * When an auto-dealt round's betting closes: now plus its table's window, recorded in the round so
  * that its dealer, in any process and after a restart, closes it then, and a seamless debit's
- * budget ends by then (ADR 0045). A round dealt by hand has no such time.
+ * budget ends by then (ADR 0044). A round dealt by hand has no such time.
  */
 function bettingCloseOf(table: OpenTable, context: CommandContext): { bettingClosesAt?: string } {
   if (table.dealing?.mode !== 'auto') return {};

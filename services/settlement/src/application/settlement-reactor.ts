@@ -121,7 +121,7 @@ export function startSettlementReactor(
   parking?: Parking,
 ): Subscription {
   // Where this process also plays the rounds (the gateway), settlement's state of each round is
-  // folded as the round service appends, so settling it reads nothing (ADR 0047).
+  // folded as the round service appends, so settling it reads nothing (ADR 0046).
   commands.follow(settlementAggregate, streams.round(''));
   return subscribeParking(commands.store, parking, 'settlement', {
     name: 'settlement',

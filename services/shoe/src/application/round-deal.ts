@@ -27,7 +27,7 @@ const roundDealAggregate: Aggregate<never, { type: string; data: null }, RoundDe
 
 /**
  * Where the round service plays in this process (the gateway), the shoe's view of each round is
- * folded as the round service appends (ADR 0047), so a draw reads nothing.
+ * folded as the round service appends (ADR 0046), so a draw reads nothing.
  */
 export function followRounds(commands: CommandHandler): void {
   commands.follow(roundDealAggregate, streams.round(''));

@@ -158,7 +158,7 @@ export class SeamlessWallet implements WalletPort {
   }
 
   /**
-   * The budget of a debit whose round closes betting at `closesAt` (ADR 0045): the debit's
+   * The budget of a debit whose round closes betting at `closesAt` (ADR 0044): the debit's
    * attempts end before the close by what its status query keeps (one attempt, or half the time
    * left when less remains), and the status by the close. A stake confirmed later could not
    * become a bet: it would be refused by the round and rolled back. Without a close (a round dealt
