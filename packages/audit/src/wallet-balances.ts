@@ -4,6 +4,8 @@ import type { RecordedEvent } from '@croupier/eventstore';
 /** A wallet as its events add up. */
 export interface WalletBalance {
   readonly playerId: string;
+  /** The wallet's one currency, named by its first deposit (null before any). */
+  readonly currency: string | null;
   readonly balance: number;
   /** Commission accrued on seat tables and not yet collected. */
   readonly commissionOwed: number;
@@ -39,6 +41,7 @@ export class WalletBalances {
     const owed = this.owed.get(data.playerId)!;
     switch (type) {
       case 'FundsDeposited':
+        wallet.currency ??= data.currency;
         wallet.balance += data.amount;
         wallet.deposited += data.amount;
         break;
@@ -94,6 +97,7 @@ export class WalletBalances {
     if (wallet === undefined) {
       wallet = {
         playerId,
+        currency: null,
         balance: 0,
         commissionOwed: 0,
         openStakes: 0,

@@ -199,7 +199,7 @@ export function checkRoundWallet(round: RoundMoney, verdict: VerdictBuilder): Wa
       playerId: movement.playerId,
       betId: movement.betId,
       amount: movement.amount,
-      detail: detailOf(movement),
+      detail: detailOf(movement, verdict),
       occurredAt: provenanceOf(recorded).occurredAt,
     });
   }
@@ -364,15 +364,13 @@ function checkRelease(
 }
 
 /** What a movement's detail column says: the payout's result, the refund's or adjustment's reason. */
-function detailOf(movement: Movement): string | null {
+function detailOf(movement: Movement, verdict: VerdictBuilder): string | null {
   if (movement.kind !== 'adjustment') return movement.result ?? movement.reason;
   const commission = movement.commissionDelta ?? 0;
   return commission === 0
     ? movement.reason
-    : `${movement.reason ?? 'adjustment'}, commission owed ${signed(commission)}`;
+    : `${movement.reason ?? 'adjustment'}, commission owed ${verdict.money.signed(commission)}`;
 }
-
-const signed = (amount: number): string => (amount > 0 ? `+${amount}` : String(amount));
 
 /** A PayoutAdjusted field in a finding's message: a change of money in the round's currency. */
 function changeShown(verdict: VerdictBuilder, field: string, value: unknown): string {

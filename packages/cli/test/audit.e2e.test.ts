@@ -385,7 +385,10 @@ describe('casino rebuild', () => {
   it('rebuilds only the projections asked for, and names an unknown one', async () => {
     const { code, stdout } = await casino(['rebuild', '--projection', 'wallet-balances']);
     expect(code).toBe(0);
-    expect(stdout).toMatch(/wallet-balances: 1 wallet\(s\)/);
+    expect(stdout).toMatch(/wallet-balances: 1 wallet\(s\), [\d,]+\.\d\d EUR in all/);
+    expect(stdout).toMatch(
+      /alice: balance [\d,]+\.\d\d EUR, open stakes 0, commission owed 0\.00 EUR/,
+    );
     expect(stdout).not.toMatch(/table-board/);
     const bad = await casino(['rebuild', '--projection', 'everything']);
     expect(bad.code).toBe(2);

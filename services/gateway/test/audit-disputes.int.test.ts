@@ -242,7 +242,7 @@ describe('a round voided after settlement', () => {
     expect(banker?.final).toMatchObject({ result: 'refund', payout: 2_000, commission: 0 });
     expect(report.wallet?.find((m) => m.type === 'PayoutAdjusted')).toMatchObject({
       amount: -2_000,
-      detail: 'void, commission owed -100',
+      detail: 'void, commission owed \u22121.00 EUR',
     });
     const adjusted = report.trail.find((t) => t.type === 'PayoutAdjusted');
     expect(adjusted?.what).toBe(

@@ -4,10 +4,27 @@ import {
   type RebuildableProjection,
   type RebuiltProjections,
 } from '@croupier/gateway';
+import { formatMoney } from '@croupier/contracts';
 import type { Command, CommandIo } from '../io.js';
 import { UsageError } from '../io.js';
 import { parseOptions, REPORT_OPTIONS } from '../options.js';
 import { apiToken, callApi, reportingUnavailable, withStore } from './audit-access.js';
+
+/** The balances added up per currency: wallets of different currencies never add up. */
+function totalsByCurrency(
+  wallets: readonly { currency: string | null; balance: number }[],
+): Record<string, number> {
+  const totals: Record<string, number> = {};
+  for (const wallet of wallets) {
+    const currency = wallet.currency ?? 'none';
+    totals[currency] = (totals[currency] ?? 0) + wallet.balance;
+  }
+  return totals;
+}
+
+/** Money for a person, or the minor units as they are where the wallet names no currency. */
+const money = (amount: number, currency: string | null) =>
+  currency === null ? `${amount}` : formatMoney(amount, currency);
 
 /** What the rebuilt read models hold, in a few lines per model. */
 async function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
@@ -52,7 +69,7 @@ async function summaryOf(rebuilt: RebuiltProjections, durationMs: number) {
         : {
             'wallet-balances': {
               wallets: balances,
-              total: balances.reduce((sum, wallet) => sum + wallet.balance, 0),
+              totals: totalsByCurrency(balances),
             },
           }),
     },
@@ -79,10 +96,13 @@ function printSummary(io: CommandIo, summary: Awaited<ReturnType<typeof summaryO
   }
   if (projections['wallet-balances']) {
     const w = projections['wallet-balances'];
-    lines.push(`wallet-balances: ${w.wallets.length} wallet(s), ${w.total} in all`);
+    const totals = Object.entries(w.totals)
+      .map(([currency, total]) => money(total, currency === 'none' ? null : currency))
+      .join(', ');
+    lines.push(`wallet-balances: ${w.wallets.length} wallet(s), ${totals || 'nothing'} in all`);
     for (const wallet of w.wallets) {
       lines.push(
-        `  ${wallet.playerId}: balance ${wallet.balance}, open stakes ${wallet.openStakes}, commission owed ${wallet.commissionOwed}`,
+        `  ${wallet.playerId}: balance ${money(wallet.balance, wallet.currency)}, open stakes ${wallet.openStakes}, commission owed ${money(wallet.commissionOwed, wallet.currency)}`,
       );
     }
   }
