@@ -11,6 +11,7 @@ import {
   CHROMIUM,
   chromiumAvailable as available,
   launchChromium,
+  signInToConsole,
   type HeadlessChromium,
 } from './support/chromium.js';
 import {
@@ -120,12 +121,7 @@ afterAll(async () => {
 });
 
 async function signIn(role: string): Promise<void> {
-  await page.goto(`${url}/console`);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
-  await page.fill('#token', tokens[role]!);
-  await page.click('#token-form button[type=submit]');
-  await page.waitForSelector('h2[data-pit=live]');
+  await signInToConsole(page, `${url}/console`, tokens[role]!, 'h2[data-pit=live]');
   // A dealer may not read the supervision feed (403): the tables come all the same.
   if (role !== 'dealer') await expect.poll(() => page.textContent('#feed-state')).toBe('live');
   await page.waitForSelector('[data-table-card=salon]');

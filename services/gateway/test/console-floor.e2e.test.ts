@@ -12,6 +12,7 @@ import {
   CHROMIUM,
   chromiumAvailable as available,
   launchChromium,
+  signInToConsole,
   type HeadlessChromium,
 } from './support/chromium.js';
 import {
@@ -238,12 +239,7 @@ afterAll(async () => {
 });
 
 async function signIn(role: string): Promise<void> {
-  await page.goto(`${url}/console#floor`);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
-  await page.fill('#token', tokens[role]!);
-  await page.click('#token-form button[type=submit]');
-  await page.waitForSelector('h2[data-floor]');
+  await signInToConsole(page, `${url}/console#floor`, tokens[role]!, 'h2[data-floor]');
   await page.waitForSelector('[data-figures]');
 }
 

@@ -10,6 +10,7 @@ import {
   CHROMIUM,
   chromiumAvailable as available,
   launchChromium,
+  signInToConsole,
   type HeadlessChromium,
 } from './support/chromium.js';
 import { as, startCasino, waitForWallets, type Casino } from './support/casino.js';
@@ -89,12 +90,7 @@ afterAll(async () => {
 });
 
 async function signIn(role: string): Promise<void> {
-  await page.goto(`${url}/console`);
-  await page.evaluate('sessionStorage.clear()');
-  await page.reload();
-  await page.fill('#token', tokens[role]!);
-  await page.click('#token-form button[type=submit]');
-  await page.waitForSelector('h2[data-pit=live]');
+  await signInToConsole(page, `${url}/console`, tokens[role]!, 'h2[data-pit=live]');
   await expect.poll(() => page.textContent('#feed-state')).toBe('live');
 }
 

@@ -45,3 +45,21 @@ export async function launchChromium(profilePrefix: string): Promise<HeadlessChr
     },
   };
 }
+
+/**
+ * Opens the console at `path` (e.g. `/console#floor`) with no token kept from an earlier test,
+ * signs in with `token`, and waits for `readySelector`: what each console test does first.
+ */
+export async function signInToConsole(
+  page: Page,
+  address: string,
+  token: string,
+  readySelector: string,
+): Promise<void> {
+  await page.goto(address);
+  await page.evaluate('sessionStorage.clear()');
+  await page.reload();
+  await page.fill('#token', token);
+  await page.click('#token-form button[type=submit]');
+  await page.waitForSelector(readySelector);
+}
