@@ -266,7 +266,10 @@ describe('postgres: live tail across processes', () => {
       kind: 'postgres',
       connectionString: database.get().connectionString,
       schema: database.get().schema,
-      subscriptions: { pollIntervalMs: 60_000 },
+      // No idle poll within the test: only a NOTIFY wakes it. The short poll stays short: it only
+      // runs once a NOTIFY named a commit not yet readable (another transaction of the database,
+      // a concurrent test's, holding the read back: ADR 0045).
+      subscriptions: { pollIntervalMs: 100, idlePollIntervalMs: 60_000 },
     });
     stores.push(listener);
     const prefix = uniqueName('notify');
