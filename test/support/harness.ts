@@ -393,6 +393,7 @@ function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): Eve
     append: (stream, events, options) => store.append(stream, events, options),
     readStream: (stream, options) => store.readStream(stream, options),
     readAll,
+    head: () => store.head(),
     subscribe: (options) => store.subscribe(options),
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),

@@ -904,6 +904,7 @@ export function runStore(
     ...store,
     append: (stream, events, options) => store.append(stream, events, options),
     readStream: (stream, options) => store.readStream(stream, options),
+    head: () => store.head(),
     subscribe: (options) => store.subscribe(options),
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),

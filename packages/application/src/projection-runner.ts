@@ -168,6 +168,12 @@ export interface ProjectionStatus {
   readonly stopped: string | null;
 }
 
+/** The first look again for a commit told of that an older transaction still holds back. */
+const HELD_BACK_FIRST_MS = 5;
+
+/** How often `syncToHead` looks whether an older transaction still holds the log back. */
+const READABLE_POLL_MS = 10;
+
 /** How long a wake-up that names no position keeps the runner polling at its short interval. */
 const UNCERTAIN_WAKE_MS = 2_000;
 
@@ -414,12 +420,18 @@ export class ProjectionRunner {
 
   /**
    * Read-your-writes across processes: resolves once the named models have applied everything
-   * committed to the log before the call (the log's end as a reader sees it now). Finds that end
-   * by reading on from the models' checkpoints, so it costs what they lag behind, not the log.
+   * committed to the log before the call, whichever process appended it (docs/adr/0048). One
+   * query for the log's two ends; where the models are behind, it reads on from their
+   * checkpoints, so it costs what they lag behind, not the log.
    */
   async syncToHead(names?: readonly string[], timeoutMs?: number): Promise<void> {
     const models = this.#resolve(names);
+    const timeout = timeoutMs ?? this.#options.syncTimeoutMs;
+    const deadline = Date.now() + timeout;
+    const readable = await this.#readableUpTo(models, deadline, timeout);
     await this.#refreshRemote(models);
+    // Usually the models have read all that is readable: one query answered the GET.
+    if (models.every((model) => model.position >= readable)) return;
     let head = models.reduce(
       (min, m) => (m.position < min ? m.position : min),
       models[0]?.position ?? 0n,
@@ -429,7 +441,34 @@ export class ProjectionRunner {
       if (page.length > 0) head = page[page.length - 1]!.position;
       if (page.length < this.#options.batchSize) break;
     }
-    await this.waitFor(head, names, timeoutMs);
+    await this.waitFor(head, names, Math.max(1, deadline - Date.now()));
+  }
+
+  /**
+   * Waits until the log is readable up to what was committed before the call; answers how far
+   * it is readable. A transaction that began earlier and still runs, in any database of the
+   * server, holds back what commits after it (ADR 0002): models synced to the readable end alone
+   * would read as if a commit already answered to its writer had not happened.
+   */
+  async #readableUpTo(
+    models: readonly Model[],
+    deadline: number,
+    timeout: number,
+  ): Promise<bigint> {
+    const head = await this.#store.head();
+    let readable = head.readable;
+    const committed = head.committed;
+    while (readable < committed) {
+      if (Date.now() >= deadline)
+        throw new ProjectionLagError(
+          models.map((model) => model.projection.name),
+          committed,
+          timeout,
+        );
+      await new Promise((resolve) => setTimeout(resolve, READABLE_POLL_MS));
+      ({ readable } = await this.#store.head());
+    }
+    return readable;
   }
 
   /**
@@ -566,6 +605,7 @@ export class ProjectionRunner {
   async #run(): Promise<void> {
     let failures = 0;
     let limit = this.#options.batchSize;
+    let heldBack = 0;
     const largest = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
     while (this.#running) {
       let pause: number;
@@ -586,12 +626,18 @@ export class ProjectionRunner {
         }
         this.#settleWaiters();
         const { pollIntervalMs, idlePollIntervalMs, lockRetryMs } = this.#options;
+        const awaiting = caughtUp && this.#awaiting(active);
+        // A commit told of and not readable yet is mostly held back by another short append:
+        // looked for again soon, then less and less often, up to the short poll.
+        heldBack = awaiting ? Math.min(pollIntervalMs, heldBack * 2 || HELD_BACK_FIRST_MS) : 0;
         // The slow poll only where every append wakes the runner (ADR 0045).
         pause = !caughtUp
           ? 0
-          : this.#awaiting(active) || this.#storage.wakesOnAppends !== true
-            ? pollIntervalMs
-            : Math.max(pollIntervalMs, idlePollIntervalMs);
+          : awaiting
+            ? heldBack
+            : this.#storage.wakesOnAppends !== true
+              ? pollIntervalMs
+              : Math.max(pollIntervalMs, idlePollIntervalMs);
         // Standing by for a lease another process holds: asked for every lockRetryMs.
         if ([...this.#models.values()].some((model) => !model.held))
           pause = Math.min(pause, lockRetryMs);

@@ -23,6 +23,7 @@ function counting(store: EventStore): EventStore & { eventsRead: number } {
     eventsRead: 0,
     append: store.append.bind(store),
     readAll: store.readAll.bind(store),
+    head: store.head.bind(store),
     subscribe: store.subscribe.bind(store),
     verifyStream: store.verifyStream.bind(store),
     close: store.close.bind(store),

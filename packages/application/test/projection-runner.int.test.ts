@@ -9,7 +9,7 @@ import {
 } from '@croupier/eventstore';
 import { isolatedPostgres, withClient, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ProjectionRunner, randomId } from '../src/index.js';
+import { ProjectionLagError, ProjectionRunner, randomId } from '../src/index.js';
 import { projectionRunnerSuite } from './projection-runner.suite.js';
 import { TallyProjection, type Tally } from './tally.js';
 
@@ -97,6 +97,97 @@ describe('a runner that knows of nothing unread polls slowly (ADR 0045)', () => 
     } finally {
       await runner.stop();
       await writer.close();
+      await store.close();
+    }
+  });
+});
+
+describe('syncToHead while an older transaction runs (ADR 0002)', () => {
+  it('waits for a commit the older transaction holds back, then answers with it applied', async () => {
+    const { postgres, store, storage } = await openPostgres();
+    const writer = await createEventStore({
+      kind: 'postgres',
+      connectionString: postgres.connectionString,
+      schema: postgres.schema,
+    });
+    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 50 });
+    runner.register(new TallyProjection());
+    const tally = (stream: string) => storage.get('tally', stream) as Promise<Tally | undefined>;
+    try {
+      await runner.start();
+      await withClient(postgres.connectionString, async (holder) => {
+        // Any transaction with an id, in any database of the server, holds back what commits
+        // after it began.
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        await writer.append('held', [{ id: randomId(), type: 'Added', data: { amount: 3 } }], {
+          expectedVersion: 'no-stream',
+        });
+        let synced = false;
+        const sync = runner.syncToHead(undefined, 30_000).then(() => {
+          synced = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        // Answering now would read as if the committed append had not happened.
+        expect(synced).toBe(false);
+        await holder.query('COMMIT');
+        await sync;
+      });
+      expect(await tally('held')).toEqual({ revisions: ['0'], total: 3 });
+    } finally {
+      await runner.stop();
+      await writer.close();
+      await store.close();
+    }
+  });
+
+  it('looks again soon for its own append that a short transaction held back, not at its poll', async () => {
+    const { postgres, store, storage } = await openPostgres();
+    // A minute's poll: only the quick looks again can make the sync below.
+    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 60_000 });
+    runner.register(new TallyProjection());
+    try {
+      await runner.start();
+      await withClient(postgres.connectionString, async (holder) => {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        runner.noteAppended(
+          (
+            await store.append('own', [{ id: randomId(), type: 'Added', data: { amount: 4 } }], {
+              expectedVersion: 'no-stream',
+            })
+          ).position,
+        );
+        const sync = runner.sync(undefined, 10_000);
+        // Woken by its own append, the runner reads nothing readable yet.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await holder.query('COMMIT');
+        await sync;
+      });
+      expect(await storage.get('tally', 'own')).toEqual({ revisions: ['0'], total: 4 });
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
+  });
+
+  it('gives up at its timeout with ProjectionLagError, not a stale answer', async () => {
+    const { postgres, store, storage } = await openPostgres();
+    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 50 });
+    runner.register(new TallyProjection());
+    try {
+      await runner.start();
+      await withClient(postgres.connectionString, async (holder) => {
+        await holder.query('BEGIN');
+        await holder.query('SELECT pg_current_xact_id()');
+        await store.append('late', [{ id: randomId(), type: 'Added', data: { amount: 1 } }], {
+          expectedVersion: 'no-stream',
+        });
+        await expect(runner.syncToHead(undefined, 300)).rejects.toBeInstanceOf(ProjectionLagError);
+        await holder.query('COMMIT');
+      });
+    } finally {
+      await runner.stop();
       await store.close();
     }
   });

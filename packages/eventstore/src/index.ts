@@ -4,6 +4,7 @@ export type {
   EventFilter,
   EventStore,
   ExpectedVersion,
+  LogHead,
   NewEvent,
   ReadAllOptions,
   ReadDirection,

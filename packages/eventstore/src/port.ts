@@ -82,6 +82,18 @@ export interface ReadAllOptions {
   readonly filter?: EventFilter;
 }
 
+/** Where the log ends, 0n for an empty log. */
+export interface LogHead {
+  /** The newest position `readAll` reaches now: nothing at or below it commits later. */
+  readonly readable: bigint;
+  /**
+   * The newest committed position: every event committed before the call is at or below it.
+   * Ahead of `readable` while an older transaction still runs, where the SQL stores hold back
+   * what commits after it so that a late commit at a lower position is never skipped.
+   */
+  readonly committed: bigint;
+}
+
 /** Where a subscription starts when no checkpoint is stored under its name. */
 export type SubscriptionStart = 'start' | 'end' | bigint;
 
@@ -169,6 +181,8 @@ export interface EventStore {
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Events of every stream in global order; never skips one that commits later at a lower position. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** The log's newest positions, read together (`sync` waits on them, docs/adr/0002). */
+  head(): Promise<LogHead>;
   /** Starts a checkpointed, single-active-consumer subscription to all events. */
   subscribe(options: SubscribeOptions): Subscription;
   /** Recomputes the stream's hash chain from its stored events. */

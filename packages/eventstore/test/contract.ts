@@ -342,6 +342,22 @@ export function eventStoreContract(target: ContractTarget): void {
           [],
         );
       });
+
+      it('head: an append is committed at once and readable once nothing older runs', async () => {
+        const appended = await store.append(uniqueName('head'), [event('Tick')], {
+          expectedVersion: 'no-stream',
+        });
+        const head = await store.head();
+        expect(typeof head.committed).toBe('bigint');
+        expect(head.committed).toBeGreaterThanOrEqual(appended.position);
+        expect(head.readable).toBeLessThanOrEqual(head.committed);
+        // Another test's transaction on the same server may hold `readable` back for a moment.
+        await eventually(
+          () => store.head(),
+          ({ readable }) => readable >= appended.position,
+          { what: 'the append to be readable' },
+        );
+      });
     });
 
     describe('hash chain', () => {

@@ -77,6 +77,10 @@ describe('postgres: a transaction that commits late is not skipped', () => {
       await sleep(400);
       expect(await store.readAll({ filter: { streamPrefix: prefix } })).toEqual([]);
       expect(recorder.received).toEqual([]);
+      // The head says both: the fast one is committed, and not readable yet.
+      const held = await store.head();
+      expect(held.committed).toBeGreaterThanOrEqual(fast.position);
+      expect(held.readable).toBeLessThan(fast.position);
       await slow.query('COMMIT');
       const both = await readAllWithPrefix(store, prefix, 2);
       expect(both.map((e) => e.type)).toEqual(['EarlyButSlow', 'LateButFast']);

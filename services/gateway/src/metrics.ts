@@ -46,6 +46,7 @@ export function timedAppends(store: EventStore, registry: Registry): EventStore 
     },
     readStream: (stream, options) => store.readStream(stream, options),
     readAll: (options) => store.readAll(options),
+    head: () => store.head(),
     subscribe: (options) => store.subscribe(options),
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),

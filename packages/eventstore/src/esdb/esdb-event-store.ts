@@ -32,6 +32,7 @@ import type {
   AppendResult,
   EventStore,
   ExpectedVersion,
+  LogHead,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -252,6 +253,23 @@ export class EsdbEventStore implements EventStore {
       if (limit !== null && events.length >= limit) break;
     }
     return events;
+  }
+
+  /** A commit is readable at once in EventStoreDB: both heads are its newest event's position. */
+  async head(): Promise<LogHead> {
+    this.#assertOpen();
+    let newest = 0n;
+    for await (const resolved of this.#client.readAll({
+      direction: BACKWARDS,
+      fromPosition: END,
+    })) {
+      const event = toRecordedEvent(resolved);
+      if (event && !isSystem(event)) {
+        newest = event.position;
+        break;
+      }
+    }
+    return { readable: newest, committed: newest };
   }
 
   subscribe(options: SubscribeOptions): Subscription {

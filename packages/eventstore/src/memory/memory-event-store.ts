@@ -6,6 +6,7 @@ import type {
   AppendOptions,
   AppendResult,
   EventStore,
+  LogHead,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -84,6 +85,14 @@ export class MemoryEventStore implements EventStore {
     const { after, limit, filter } = validateReadAllOptions(options);
     await this.#roundTrip();
     return this.#log.readAll(after, filter, limit);
+  }
+
+  /** Every commit is readable at once here: both heads are the newest position. */
+  async head(): Promise<LogHead> {
+    this.#assertOpen();
+    await this.#roundTrip();
+    const newest = this.#log.head() ?? 0n;
+    return { readable: newest, committed: newest };
   }
 
   subscribe(options: SubscribeOptions): Subscription {

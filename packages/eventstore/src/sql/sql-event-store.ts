@@ -6,6 +6,7 @@ import type {
   AppendOptions,
   AppendResult,
   EventStore,
+  LogHead,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
@@ -14,7 +15,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../port.js';
-import { decodePosition } from '../position.js';
+import { decodePosition, encodePosition } from '../position.js';
 import {
   validateAppend,
   validateReadAllOptions,
@@ -35,7 +36,7 @@ import type { ProjectionStorage } from '../projections/projection-storage.js';
 import { SqlSnapshotStorage } from '../snapshots/sql-snapshot-storage.js';
 import type { SnapshotStorage } from '../snapshots/snapshot-storage.js';
 import { toRecordedEvent } from './rows.js';
-import { statements, type EventRow, type Statements } from './statements.js';
+import { statements, type EventRow, type HeadsRow, type Statements } from './statements.js';
 import {
   openSqlSession,
   type SqlSessionInit,
@@ -145,6 +146,18 @@ export class SqlEventStore implements EventStore {
       limit,
     ]);
     return rows.map(toRecordedEvent);
+  }
+
+  async head(): Promise<LogHead> {
+    this.#assertOpen();
+    const { rows } = await this.#driver.query<HeadsRow>(this.#sql.heads);
+    const row = rows[0];
+    const at = (transactionId: string | null, sequence: unknown) =>
+      transactionId === null ? 0n : encodePosition(BigInt(transactionId), int8(sequence));
+    return {
+      readable: at(row?.readable_transaction_id ?? null, row?.readable_sequence),
+      committed: at(row?.committed_transaction_id ?? null, row?.committed_sequence),
+    };
   }
 
   subscribe(options: SubscribeOptions): Subscription {

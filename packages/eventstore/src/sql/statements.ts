@@ -13,6 +13,14 @@ export interface EventRow {
   readonly recorded_at: Date | string;
 }
 
+/** The two ends of the log (`heads`): null where the log is empty. */
+export interface HeadsRow {
+  readonly readable_transaction_id: string | null;
+  readonly readable_sequence: unknown;
+  readonly committed_transaction_id: string | null;
+  readonly committed_sequence: unknown;
+}
+
 /** A page of the log plus the newest visible position it could see (for filtered consumers). */
 export interface PageRow extends Partial<EventRow> {
   readonly head_transaction_id: string;
@@ -93,6 +101,14 @@ export function statements(schema: string) {
     /** Newest settled position: where a subscription that starts at 'end' begins. */
     head: `SELECT e.transaction_id::text AS transaction_id, e.sequence FROM ${s}.events e
       WHERE ${SETTLED} ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1`,
+
+    /** The newest settled and the newest committed position, in one snapshot (LogHead). */
+    heads: `SELECT r.transaction_id::text AS readable_transaction_id, r.sequence AS readable_sequence,
+        c.transaction_id::text AS committed_transaction_id, c.sequence AS committed_sequence
+      FROM (SELECT e.transaction_id, e.sequence FROM ${s}.events e
+        ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1) c
+      LEFT JOIN (SELECT e.transaction_id, e.sequence FROM ${s}.events e WHERE ${SETTLED}
+        ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1) r ON true`,
 
     /** $1 name */
     loadCheckpoint: `SELECT position::text AS position FROM ${s}.subscription_checkpoints WHERE name = $1::text`,

@@ -89,6 +89,7 @@ function gatedAppends(
       return store.readStream(stream, options);
     },
     readAll: (options) => store.readAll(options),
+    head: () => store.head(),
     subscribe: (options) => store.subscribe(options),
     verifyStream: (stream) => store.verifyStream(stream),
     close: () => store.close(),
