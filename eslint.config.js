@@ -37,6 +37,16 @@ export default tseslint.config(
     },
   },
   {
+    // One place per capability (docs/adr/0037): a service's source file that outgrows 400 lines,
+    // or a function 150, holds more than one thing and is split where it parts.
+    files: ['services/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 150 }],
+    },
+  },
+  {
     files: ['**/*.js'],
     ...tseslint.configs.disableTypeChecked,
   },

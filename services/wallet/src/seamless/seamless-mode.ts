@@ -10,7 +10,8 @@ import { applyPlayMoneyRecord } from '../application/play-money-settlement.js';
 import type { WalletService } from '../application/wallet-service.js';
 import { HttpOperatorWallet } from './http-operator-wallet.js';
 import { OperatorWalletOutbox, PendingOperatorCalls } from './operator-wallet-outbox.js';
-import { SeamlessWallet, startOperatorWalletFeed } from './seamless-wallet.js';
+import { startOperatorWalletFeed } from './operator-wallet-feed.js';
+import { SeamlessWallet } from './seamless-wallet.js';
 
 /** The seamless settings as parsed from the environment (operatorWalletEnvironmentShape). */
 export interface OperatorWalletSettings {

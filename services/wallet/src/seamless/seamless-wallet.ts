@@ -1,10 +1,8 @@
 import {
   deterministicId,
-  subscribeParking,
   systemContext,
   type Aggregate,
   type CommandHandler,
-  type Parking,
 } from '@croupier/application';
 import {
   eventTypesOf,
@@ -17,8 +15,6 @@ import {
   type OperatorWalletEvent,
   type OperatorWalletPort,
   type PlayerId,
-  type StakeOf,
-  type StakeRefusal,
   type WalletPort,
 } from '@croupier/contracts';
 import {
@@ -27,7 +23,8 @@ import {
   type OperatorWalletCommand,
   type OperatorWalletState,
 } from './operator-wallet.decider.js';
-import type { EventStore, RecordedEvent, Subscription } from '@croupier/eventstore';
+import type { RecordedEvent } from '@croupier/eventstore';
+import { refusalOf } from './stake-refusal.js';
 import { beforeBet, stakeStandingOf } from '../application/round-stakes.js';
 
 export const operatorWalletAggregate: Aggregate<
@@ -45,24 +42,6 @@ export const operatorWalletAggregate: Aggregate<
 /** Every event names its call by key: a retried step never records it twice. */
 const eventIdOf = (event: OperatorWalletEvent): string =>
   deterministicId(event.type, event.data.key);
-
-/**
- * What the wallet's refusal codes of a debit mean to a player placing a bet
- * (docs/wallet-integration.md#every-answer-and-what-croupier-does). `KEY_CONFLICT` and
- * `ROLLED_BACK` speak of the key, not the player's money: the player's retry asks under a new key,
- * so they are answered as the wallet's silence is (`UNAVAILABLE`). Any other code is the wallet's
- * own, shown to the player as `OPERATOR_WALLET_REFUSED` with the code.
- */
-const REFUSALS: Readonly<
-  Record<string, 'INSUFFICIENT_FUNDS' | 'CURRENCY_MISMATCH' | 'WALLET_NOT_FOUND' | 'UNAVAILABLE'>
-> = {
-  INSUFFICIENT_FUNDS: 'INSUFFICIENT_FUNDS',
-  CURRENCY_MISMATCH: 'CURRENCY_MISMATCH',
-  PLAYER_UNKNOWN: 'WALLET_NOT_FOUND',
-  KEY_CONFLICT: 'UNAVAILABLE',
-  ROLLED_BACK: 'UNAVAILABLE',
-  UNAVAILABLE: 'UNAVAILABLE',
-};
 
 /** How long a debit is asked for, then its status: both end by the round's betting close. */
 export interface DebitBudget {
@@ -346,67 +325,4 @@ export class SeamlessWallet implements WalletPort {
     // a debit still in flight is refused when it arrives, or given back if it was applied.
     return { type: 'FailDebit', betId, key, outcome: 'unresolved', code: 'UNAVAILABLE' };
   }
-}
-
-/**
- * Why the stakes were refused: a refusal of the player's money first (the wallet's named codes,
- * then its own), its silence otherwise.
- */
-function refusalOf(stakes: readonly StakeOf[], state: OperatorWalletState): StakeRefusal {
-  const betIds = stakes.map((stake) => stake.betId);
-  const codes = stakes.map((stake) => state.debits.get(stake.betId)?.failure ?? 'UNAVAILABLE');
-  const named = codes
-    .map((code) => REFUSALS[code])
-    .find((code) => code !== undefined && code !== 'UNAVAILABLE');
-  if (named !== undefined)
-    return {
-      code: named,
-      message: `the operator's wallet refused the stake: ${codes.join(', ')}`,
-      details: { betIds },
-    };
-  const own = codes.find((code) => REFUSALS[code] === undefined);
-  if (own !== undefined)
-    return {
-      code: 'OPERATOR_WALLET_REFUSED',
-      message: `the operator's wallet refused the stake: ${own}`,
-      details: { betIds, walletCode: own },
-    };
-  return {
-    code: 'UNAVAILABLE',
-    message:
-      "the operator's wallet did not confirm the stake: the bet is refused and any debit is rolled back; retry",
-    details: { betIds, dependency: 'operator-wallet' },
-  };
-}
-/** The settlement records seamless mode turns into calls to the operator's wallet. */
-export const OPERATOR_WALLET_FEED = {
-  name: 'operator-wallet-feed',
-  filter: {
-    streamPrefix: streams.round(''),
-    eventTypes: ['RoundSettled', 'BetsRefunded', 'RoundResettled'],
-  },
-} as const;
-
-/**
- * Seamless mode's feed: a checkpointed subscription to the rounds' settlement records, straight
- * from the log (not the settlement bus, whose messages are for downstream systems), each turned
- * into the calls it owes the operator's wallet. Its checkpoint moves once the calls are recorded;
- * the outbox delivers them. With `parking`, a record that cannot be applied (a fun win its fun
- * wallet refuses, or one failing again and again) is parked as `operator-wallet-feed` (ADR 0035):
- * the records after it, other players' payouts, go on.
- */
-export function startOperatorWalletFeed(
-  store: EventStore,
-  wallet: SeamlessWallet,
-  onError: (error: unknown) => void,
-  parking?: Parking,
-): Subscription {
-  return subscribeParking(store, parking, 'operator-wallet-feed', {
-    name: OPERATOR_WALLET_FEED.name,
-    from: 'start',
-    filter: OPERATOR_WALLET_FEED.filter,
-    checkpoints: 'per-page',
-    onError,
-    handler: (event) => wallet.applySettlementRecord(event),
-  });
 }
