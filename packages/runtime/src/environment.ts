@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { durationSeconds } from '@croupier/http';
 import { z } from 'zod';
+import { memoryReducerSetting } from './v8-settings.js';
 
 /** A lifetime written as `30m`, `12h` or `7d`, in seconds. */
 const durationSchema = z
@@ -47,6 +48,8 @@ export const baseEnvironmentShape = {
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Whether V8 shrinks the heap of an idle process (applyV8Settings; default false). */
+  V8_MEMORY_REDUCER: memoryReducerSetting,
   /**
    * Requests a client (token subject and role, else IP) may make per minute to this process;
    * service tokens are exempt. 0 turns limiting off.

@@ -7,3 +7,4 @@ export * from './metrics/index.js';
 export * from './read-models.js';
 export * from './commands.js';
 export * from './service-plugin.js';
+export * from './v8-settings.js';

@@ -1,6 +1,7 @@
 import { secureLoggerOptions } from '@croupier/http';
 import { pino, type Logger } from 'pino';
 import { ConfigError } from './environment.js';
+import { applyV8Settings } from './v8-settings.js';
 
 export interface Process {
   /** Called once on SIGINT/SIGTERM: stop accepting, finish what is in flight, close. */
@@ -16,6 +17,7 @@ export async function runProcess(
   start: (logger: Logger) => Promise<Process>,
   level = process.env.LOG_LEVEL ?? 'info',
 ): Promise<void> {
+  applyV8Settings();
   // The same redaction as the HTTP loggers: no credential or secret ever reaches a log line.
   const logger = pino(secureLoggerOptions({ name, level }));
   let running: Process;

@@ -66,6 +66,16 @@ describe('process configuration from the environment', () => {
     }
   });
 
+  it('keeps V8 from shrinking an idle heap unless V8_MEMORY_REDUCER says so, and refuses a non-boolean', () => {
+    expect(parseEnvironment({}, { DATA_DIR: dataDir }).V8_MEMORY_REDUCER).toBe(false);
+    expect(
+      parseEnvironment({}, { DATA_DIR: dataDir, V8_MEMORY_REDUCER: 'true' }).V8_MEMORY_REDUCER,
+    ).toBe(true);
+    expect(() =>
+      parseEnvironment({}, { DATA_DIR: dataDir, V8_MEMORY_REDUCER: 'sometimes' }),
+    ).toThrow(/V8_MEMORY_REDUCER/);
+  });
+
   it('names every bad variable', () => {
     try {
       parseEnvironment(

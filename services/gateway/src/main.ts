@@ -1,4 +1,5 @@
 import { secureLoggerOptions } from '@croupier/http';
+import { applyV8Settings } from '@croupier/runtime';
 import { Registry } from 'prom-client';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -7,6 +8,7 @@ import { openStore, System } from './system.js';
 
 /** Starts Croupier: every service in one process, on the configured store. */
 async function main(): Promise<void> {
+  applyV8Settings();
   let config;
   try {
     config = loadConfig();
