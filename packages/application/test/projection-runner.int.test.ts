@@ -103,26 +103,48 @@ describe('a runner that knows of nothing unread polls slowly (ADR 0045)', () => 
 });
 
 describe('syncToHead while an older transaction runs (ADR 0002)', () => {
-  it('waits for a commit the older transaction holds back, then answers with it applied', async () => {
+  /** A started runner of the tally model on a schema of its own; `close` stops it all. */
+  async function tallyRunner(pollIntervalMs: number) {
     const { postgres, store, storage } = await openPostgres();
+    const runner = new ProjectionRunner(store, storage, { pollIntervalMs });
+    runner.register(new TallyProjection());
+    await runner.start();
+    const tally = (stream: string) => storage.get('tally', stream) as Promise<Tally | undefined>;
+    const close = async () => {
+      await runner.stop();
+      await store.close();
+    };
+    return { postgres, store, runner, tally, close };
+  }
+
+  /**
+   * Runs `body` while a transaction with an id stays open until `release`: any such transaction,
+   * in any database of the server, holds back what commits after it began.
+   */
+  async function holdingBack(
+    connectionString: string,
+    body: (release: () => Promise<unknown>) => Promise<void>,
+  ): Promise<void> {
+    await withClient(connectionString, async (holder) => {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_current_xact_id()');
+      await body(() => holder.query('COMMIT'));
+      await holder.query('COMMIT'); // no more than a warning where `release` ended it
+    });
+  }
+
+  const added = (amount: number) => [{ id: randomId(), type: 'Added', data: { amount } }];
+
+  it('waits for a commit the older transaction holds back, then answers with it applied', async () => {
+    const { postgres, runner, tally, close } = await tallyRunner(50);
     const writer = await createEventStore({
       kind: 'postgres',
       connectionString: postgres.connectionString,
       schema: postgres.schema,
     });
-    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 50 });
-    runner.register(new TallyProjection());
-    const tally = (stream: string) => storage.get('tally', stream) as Promise<Tally | undefined>;
     try {
-      await runner.start();
-      await withClient(postgres.connectionString, async (holder) => {
-        // Any transaction with an id, in any database of the server, holds back what commits
-        // after it began.
-        await holder.query('BEGIN');
-        await holder.query('SELECT pg_current_xact_id()');
-        await writer.append('held', [{ id: randomId(), type: 'Added', data: { amount: 3 } }], {
-          expectedVersion: 'no-stream',
-        });
+      await holdingBack(postgres.connectionString, async (release) => {
+        await writer.append('held', added(3), { expectedVersion: 'no-stream' });
         let synced = false;
         const sync = runner.syncToHead(undefined, 30_000).then(() => {
           synced = true;
@@ -130,65 +152,44 @@ describe('syncToHead while an older transaction runs (ADR 0002)', () => {
         await new Promise((resolve) => setTimeout(resolve, 500));
         // Answering now would read as if the committed append had not happened.
         expect(synced).toBe(false);
-        await holder.query('COMMIT');
+        await release();
         await sync;
       });
       expect(await tally('held')).toEqual({ revisions: ['0'], total: 3 });
     } finally {
-      await runner.stop();
       await writer.close();
-      await store.close();
+      await close();
     }
   });
 
   it('looks again soon for its own append that a short transaction held back, not at its poll', async () => {
-    const { postgres, store, storage } = await openPostgres();
     // A minute's poll: only the quick looks again can make the sync below.
-    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 60_000 });
-    runner.register(new TallyProjection());
+    const { postgres, store, runner, tally, close } = await tallyRunner(60_000);
     try {
-      await runner.start();
-      await withClient(postgres.connectionString, async (holder) => {
-        await holder.query('BEGIN');
-        await holder.query('SELECT pg_current_xact_id()');
-        runner.noteAppended(
-          (
-            await store.append('own', [{ id: randomId(), type: 'Added', data: { amount: 4 } }], {
-              expectedVersion: 'no-stream',
-            })
-          ).position,
-        );
+      await holdingBack(postgres.connectionString, async (release) => {
+        const { position } = await store.append('own', added(4), { expectedVersion: 'no-stream' });
+        runner.noteAppended(position);
         const sync = runner.sync(undefined, 10_000);
         // Woken by its own append, the runner reads nothing readable yet.
         await new Promise((resolve) => setTimeout(resolve, 300));
-        await holder.query('COMMIT');
+        await release();
         await sync;
       });
-      expect(await storage.get('tally', 'own')).toEqual({ revisions: ['0'], total: 4 });
+      expect(await tally('own')).toEqual({ revisions: ['0'], total: 4 });
     } finally {
-      await runner.stop();
-      await store.close();
+      await close();
     }
   });
 
   it('gives up at its timeout with ProjectionLagError, not a stale answer', async () => {
-    const { postgres, store, storage } = await openPostgres();
-    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 50 });
-    runner.register(new TallyProjection());
+    const { postgres, store, runner, close } = await tallyRunner(50);
     try {
-      await runner.start();
-      await withClient(postgres.connectionString, async (holder) => {
-        await holder.query('BEGIN');
-        await holder.query('SELECT pg_current_xact_id()');
-        await store.append('late', [{ id: randomId(), type: 'Added', data: { amount: 1 } }], {
-          expectedVersion: 'no-stream',
-        });
+      await holdingBack(postgres.connectionString, async () => {
+        await store.append('late', added(1), { expectedVersion: 'no-stream' });
         await expect(runner.syncToHead(undefined, 300)).rejects.toBeInstanceOf(ProjectionLagError);
-        await holder.query('COMMIT');
       });
     } finally {
-      await runner.stop();
-      await store.close();
+      await close();
     }
   });
 });
