@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { usePostgresSchema } from '@croupier/testkit/vitest';
 import { withClient } from '@croupier/testkit';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chainContent, createEventStore, type EventStore } from '../src/index.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { chainContent, type EventStore } from '../src/index.js';
 import {
   event,
   events,
@@ -12,32 +11,10 @@ import {
   sleep,
   uniqueName,
 } from './support.js';
+import { postgresSchema } from './postgres-schema.js';
 
 /** PostgreSQL-only behaviour: late commits, tampering, restarts, dead processes. */
-const database = usePostgresSchema('es_pg');
-const stores: EventStore[] = [];
-
-async function openStore(
-  applicationName = `croupier-test-${randomUUID().slice(0, 8)}`,
-): Promise<EventStore> {
-  const store = await createEventStore({
-    kind: 'postgres',
-    connectionString: database.get().connectionString,
-    schema: database.get().schema,
-    applicationName,
-    subscriptions: { lockRetryMs: 200, pollIntervalMs: 100, maxBackoffMs: 500 },
-  });
-  stores.push(store);
-  return store;
-}
-
-/** Runs SQL against the test schema outside the store, as an operator (or an attacker) would. */
-function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  return withClient(database.get().connectionString, async (client) => {
-    await client.query(`SET search_path TO "${database.get().schema}"`);
-    return (await client.query(text, params)).rows as T[];
-  });
-}
+const { database, openStore, sql } = postgresSchema('es_pg');
 
 /** Ends the subscription connections of one store, as if its process died. */
 async function killSubscriptionConnections(applicationName: string): Promise<number> {
@@ -51,9 +28,6 @@ async function killSubscriptionConnections(applicationName: string): Promise<num
 let store: EventStore;
 beforeAll(async () => {
   store = await openStore();
-});
-afterAll(async () => {
-  await Promise.allSettled(stores.map((opened) => opened.close()));
 });
 
 describe('postgres: a transaction that commits late is not skipped', () => {
@@ -266,16 +240,13 @@ describe('postgres: restarts and dead processes', () => {
 
 describe('postgres: live tail across processes', () => {
   it('wakes a subscriber in another process through NOTIFY, not the poll', async () => {
-    const listener = await createEventStore({
-      kind: 'postgres',
-      connectionString: database.get().connectionString,
-      schema: database.get().schema,
-      // No idle poll within the test: only a NOTIFY wakes it. The short poll stays short: it only
-      // runs once a NOTIFY named a commit not yet readable (another transaction of the database,
-      // a concurrent test's, holding the read back: ADR 0045).
-      subscriptions: { pollIntervalMs: 100, idlePollIntervalMs: 60_000 },
+    // No idle poll within the test: only a NOTIFY wakes it. The short poll stays short: it only
+    // runs once a NOTIFY named a commit not yet readable (another transaction of the database,
+    // a concurrent test's, holding the read back: ADR 0045).
+    const listener = await openStore(undefined, {
+      pollIntervalMs: 100,
+      idlePollIntervalMs: 60_000,
     });
-    stores.push(listener);
     const prefix = uniqueName('notify');
     const recorder = record(listener, {
       name: uniqueName('notify'),

@@ -1,50 +1,23 @@
-import { randomUUID } from 'node:crypto';
-import { usePostgresSchema } from '@croupier/testkit/vitest';
 import { withClient } from '@croupier/testkit';
-import { afterAll, describe, expect, it } from 'vitest';
-import { chainContent, createEventStore, type EventStore } from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { chainContent } from '../src/index.js';
 import { event, eventually, record, sleep, uniqueName } from './support.js';
+import { postgresSchema } from './postgres-schema.js';
 
 /**
  * The slow poll in a schema of its own: a store that another test left open on the same schema
  * may still send a NOTIFY late (it waits for a listener to appear before it signals, ADR 0046),
  * and a wake-up this test did not cause would read the commit it expects to stay unread.
  */
-const database = usePostgresSchema('es_pg_idle');
-const stores: EventStore[] = [];
-
-async function openStore(): Promise<EventStore> {
-  const store = await createEventStore({
-    kind: 'postgres',
-    connectionString: database.get().connectionString,
-    schema: database.get().schema,
-    applicationName: `croupier-test-${randomUUID().slice(0, 8)}`,
-    subscriptions: { lockRetryMs: 200, pollIntervalMs: 100, maxBackoffMs: 500 },
-  });
-  stores.push(store);
-  return store;
-}
-
-function sql<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  return withClient(database.get().connectionString, async (client) => {
-    await client.query(`SET search_path TO "${database.get().schema}"`);
-    return (await client.query(text, params)).rows as T[];
-  });
-}
-
-afterAll(async () => {
-  await Promise.allSettled(stores.map((opened) => opened.close()));
-});
+const { database, openStore, sql } = postgresSchema('es_pg_idle');
 
 describe('postgres: a subscriber that knows of nothing unread polls slowly (ADR 0045)', () => {
   it('reads a commit nobody signalled only at its slow poll, and one it was told of but another transaction holds back at its short poll', async () => {
-    const quiet = await createEventStore({
-      kind: 'postgres',
-      connectionString: database.get().connectionString,
-      schema: database.get().schema,
-      subscriptions: { lockRetryMs: 200, pollIntervalMs: 50, idlePollIntervalMs: 60_000 },
+    const quiet = await openStore(undefined, {
+      lockRetryMs: 200,
+      pollIntervalMs: 50,
+      idlePollIntervalMs: 60_000,
     });
-    stores.push(quiet);
     // Another process's store: its appends reach `quiet` by NOTIFY, naming their position.
     const writer = await openStore();
     const prefix = uniqueName('idle');
