@@ -171,8 +171,13 @@ export interface ProjectionStatus {
 /** The first look again for a commit told of that an older transaction still holds back. */
 const HELD_BACK_FIRST_MS = 5;
 
-/** How often `syncToHead` looks whether an older transaction still holds the log back. */
-const READABLE_POLL_MS = 10;
+/**
+ * How soon `syncToHead` looks again whether an older transaction still holds the log back: at
+ * first soon (it is mostly another short append), then less often, so that requests waiting out
+ * a long transaction do not flood the database with looks.
+ */
+const READABLE_FIRST_LOOK_MS = 5;
+const READABLE_LAST_LOOK_MS = 100;
 
 /** How long a wake-up that names no position keeps the runner polling at its short interval. */
 const UNCERTAIN_WAKE_MS = 2_000;
@@ -458,6 +463,7 @@ export class ProjectionRunner {
     const head = await this.#store.head();
     let readable = head.readable;
     const committed = head.committed;
+    let pause = READABLE_FIRST_LOOK_MS;
     while (readable < committed) {
       if (Date.now() >= deadline)
         throw new ProjectionLagError(
@@ -465,7 +471,8 @@ export class ProjectionRunner {
           committed,
           timeout,
         );
-      await new Promise((resolve) => setTimeout(resolve, READABLE_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
+      pause = Math.min(pause * 2, READABLE_LAST_LOOK_MS);
       ({ readable } = await this.#store.head());
     }
     return readable;
