@@ -463,16 +463,20 @@ export class ProjectionRunner {
     const head = await this.#store.head();
     let readable = head.readable;
     const committed = head.committed;
-    let pause = READABLE_FIRST_LOOK_MS;
-    while (readable < committed) {
+    const pauses = backoffs.exponential({
+      baseMs: READABLE_FIRST_LOOK_MS,
+      capMs: READABLE_LAST_LOOK_MS,
+      jitter: 0,
+    });
+    for (let look = 1; readable < committed; look++) {
       if (Date.now() >= deadline)
         throw new ProjectionLagError(
           models.map((model) => model.projection.name),
           committed,
           timeout,
         );
-      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, deadline - Date.now())));
-      pause = Math.min(pause * 2, READABLE_LAST_LOOK_MS);
+      const pause = Math.min(pauses(look), deadline - Date.now());
+      await new Promise((resolve) => setTimeout(resolve, pause));
       ({ readable } = await this.#store.head());
     }
     return readable;
@@ -612,7 +616,7 @@ export class ProjectionRunner {
   async #run(): Promise<void> {
     let failures = 0;
     let limit = this.#options.batchSize;
-    let heldBack = 0;
+    let heldBackLooks = 0;
     const largest = Math.max(this.#options.batchSize, this.#options.catchUpBatchSize);
     while (this.#running) {
       let pause: number;
@@ -636,12 +640,16 @@ export class ProjectionRunner {
         const awaiting = caughtUp && this.#awaiting(active);
         // A commit told of and not readable yet is mostly held back by another short append:
         // looked for again soon, then less and less often, up to the short poll.
-        heldBack = awaiting ? Math.min(pollIntervalMs, heldBack * 2 || HELD_BACK_FIRST_MS) : 0;
+        heldBackLooks = awaiting ? heldBackLooks + 1 : 0;
         // The slow poll only where every append wakes the runner (ADR 0045).
         pause = !caughtUp
           ? 0
           : awaiting
-            ? heldBack
+            ? backoffs.exponential({
+                baseMs: HELD_BACK_FIRST_MS,
+                capMs: pollIntervalMs,
+                jitter: 0,
+              })(heldBackLooks)
             : this.#storage.wakesOnAppends !== true
               ? pollIntervalMs
               : Math.max(pollIntervalMs, idlePollIntervalMs);
