@@ -27,7 +27,7 @@ import {
   type System,
 } from '../src/index.js';
 import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
-import { SqlTamper, type Row } from './support/sql-tamper.js';
+import { SqlTamper, untilReadable, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
 
 /**
@@ -126,7 +126,7 @@ beforeAll(async () => {
     schema: postgres.schema,
     subscriptions: { pollIntervalMs: 20 },
   });
-  tamper = new SqlTamper(postgres);
+  tamper = new SqlTamper(postgres, store);
   const casino = await startCasino(store);
   for (const table of CLOSED) await playTable(casino.system, table);
   for (const table of OPEN) await playTable(casino.system, table, 3);
@@ -143,18 +143,21 @@ afterAll(async () => {
 });
 
 async function replay(shoeId: string, published?: PublishedValues): Promise<ShoeReplay> {
+  await untilReadable(store);
   const evidence = await loadShoeEvidence(store, shoeId);
   if (evidence === null) throw new Error(`no shoe ${shoeId}`);
   return replayShoe(evidence, published === undefined ? {} : { published });
 }
 
 async function audit(roundId: string): Promise<Verdict> {
+  await untilReadable(store);
   const evidence = await loadRoundEvidence(store, roundId);
   if (evidence === null) throw new Error(`no round ${roundId}`);
   return auditRound(evidence).verdict;
 }
 
 async function auditWalletOf(playerId: string): Promise<WalletAudit> {
+  await untilReadable(store);
   const evidence = await loadWalletEvidence(store, playerId);
   if (evidence === null) throw new Error(`no wallet ${playerId}`);
   return auditWallet(evidence);

@@ -28,7 +28,7 @@ import {
   type Casino,
 } from './support/casino.js';
 import { eventually } from './support/settlement-play.js';
-import { SqlTamper, type Row } from './support/sql-tamper.js';
+import { SqlTamper, untilReadable, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
 
 /**
@@ -109,12 +109,14 @@ function table(tableId: string, config: TableConfig) {
 }
 
 async function audit(roundId: string): Promise<RoundAudit> {
+  await untilReadable(store);
   const evidence = await loadRoundEvidence(store, roundId);
   if (evidence === null) throw new Error(`no round ${roundId}`);
   return auditRound(evidence);
 }
 
 async function replay(roundId: string): Promise<ShoeReplay> {
+  await untilReadable(store);
   const evidence = await loadShoeEvidence(store, parseRoundId(roundId).shoeId);
   if (evidence === null) throw new Error(`no shoe of ${roundId}`);
   return replayShoe(evidence);
@@ -135,7 +137,7 @@ beforeAll(async () => {
     schema: postgres.schema,
     subscriptions: { pollIntervalMs: 20 },
   });
-  tamper = new SqlTamper(postgres);
+  tamper = new SqlTamper(postgres, store);
   casino = await startCasino(store);
   const { system } = casino;
   const scanner = { cardSource: 'scanner', burn: false } as const;

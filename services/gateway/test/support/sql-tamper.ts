@@ -1,6 +1,6 @@
 import { digestValueOf } from '@croupier/audit';
 import { roundIdOf, streams } from '@croupier/contracts';
-import { chainHash, GENESIS_HASH } from '@croupier/eventstore';
+import { chainHash, GENESIS_HASH, type EventStore } from '@croupier/eventstore';
 import { withClient, type IsolatedPostgres } from '@croupier/testkit';
 
 /**
@@ -31,8 +31,20 @@ interface EventRow {
   recorded_at: Date;
 }
 
+/** How long a tampering waits for the log to show it (a transaction elsewhere holds it back). */
+const READABLE_WITHIN_MS = 10_000;
+
 export class SqlTamper {
-  constructor(private readonly postgres: IsolatedPostgres) {}
+  /**
+   * `store` is the store the test reads: each tampering returns once that store's log is
+   * readable past it, as an append returns once committed. Rows inserted with new positions
+   * commit above what any transaction still running on the server holds back (ADR 0048), and a
+   * read of the log before that would miss them.
+   */
+  constructor(
+    private readonly postgres: IsolatedPostgres,
+    private readonly store: EventStore,
+  ) {}
 
   /** Runs SQL against the isolated schema; `EVENTS` and `STREAMS` name its tables. */
   async sql<R extends object = Record<string, unknown>>(
@@ -48,6 +60,7 @@ export class SqlTamper {
         params,
       ),
     );
+    await untilReadable(this.store);
     return result.rows;
   }
 
@@ -121,6 +134,7 @@ export class SqlTamper {
       }
       await client.query('COMMIT');
     });
+    await untilReadable(this.store);
   }
 
   /** Recomputes ShoeClosed's digest from the current heads and re-hashes the shoe stream. */
@@ -152,5 +166,24 @@ export class SqlTamper {
       };
       return rows;
     });
+  }
+}
+
+/**
+ * Returns once everything committed so far can be read from `store`'s log: a direct read of the
+ * log (the audit's, in these tests) right after a commit may otherwise miss it while a
+ * transaction elsewhere on the server holds the log back (ADR 0048). The HTTP routes wait the
+ * same way before they answer.
+ */
+export async function untilReadable(store: EventStore): Promise<void> {
+  const deadline = Date.now() + READABLE_WITHIN_MS;
+  for (;;) {
+    const { readable, committed } = await store.head();
+    if (readable >= committed) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `the log stayed readable only to ${readable} of ${committed} for ${READABLE_WITHIN_MS} ms: a transaction on the server holds it back`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
