@@ -11,6 +11,8 @@ import base from './vitest.config.js';
  * most files on the in-memory store (each names its store in startHarness). The files share one
  * deployment started once for the run, one file at a time; a file that kills or restarts
  * processes, or needs settings of its own, starts processes of its own (support/harness.ts).
+ * Two files run at once: the shared deployment is one file's at a time (a lock each file waits
+ * for), while files with processes of their own run beside it.
  */
 export default {
   ...base,
@@ -27,6 +29,6 @@ export default {
     env: { E2E_DEPLOYMENT: 'distributed' },
     // One deployment for the run, which the files share one at a time (support/shared-cluster.ts).
     globalSetup: ['support/shared-cluster.ts'],
-    maxWorkers: 1,
+    maxWorkers: 2,
   },
 };

@@ -10,6 +10,7 @@ import { buildApp, loadConfig, System, type GatewayConfig } from '@croupier/gate
 import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
+import pg from 'pg';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { mkdtempSync } from 'node:fs';
@@ -264,18 +265,26 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
 
 /**
  * A file on the run's shared deployment (support/shared-cluster.ts): its processes were started
- * once for the run, with the gateway. The file's store is a view of the streams created after it
- * joined, so what it reads of the log is its own tables', rounds', shoes' and players' events,
- * as on a deployment of its own (streams written by every file, like the day's security log,
- * are left out).
+ * once for the run, with the gateway. One file at a time has it: the file waits for the
+ * deployment's lock (a PostgreSQL advisory lock, held on a connection of the file's own until it
+ * closes the harness, or until its worker dies), while files with processes of their own run
+ * beside it. The file's store is a view of the streams created after it took the lock, so what
+ * it reads of the log is its own tables', rounds', shoes' and players' events, as on a
+ * deployment of its own (streams written by every file, like the day's security log, are left
+ * out).
  */
 async function joinSharedCluster(shared: SharedClusterInfo): Promise<Harness> {
+  const lock = new pg.Client({ connectionString: shared.databaseUrl });
+  await lock.connect();
+  await lock.query('SELECT pg_advisory_lock(hashtext($1))', [shared.schema]);
   const connection = await createEventStore({
     kind: 'postgres',
     connectionString: shared.databaseUrl,
     schema: shared.schema,
   });
-  const store = streamsCreatedAfter(connection, await headPosition(connection));
+  // Committed, not readable: a commit of an earlier file's that a transaction elsewhere still
+  // holds back is not the file's; what the file writes gets positions above every commit so far.
+  const store = streamsCreatedAfter(connection, (await connection.head()).committed);
   const processes = shared.processes.map(
     (p) =>
       new SharedServiceProcess(p.id, p.service, p.port, p.pid, join(shared.logDir, `${p.id}.log`)),
@@ -316,21 +325,10 @@ async function joinSharedCluster(shared: SharedClusterInfo): Promise<Harness> {
       Promise.reject(new Error('restart is not available in the distributed deployment')),
     async close() {
       await connection.close();
+      // Ending the session releases the lock: the next file may take the deployment.
+      await lock.end();
     },
   };
-}
-
-/** The position of the store's last event, or undefined when it has none. */
-async function headPosition(store: EventStore): Promise<bigint | undefined> {
-  let head: bigint | undefined;
-  for (;;) {
-    const page = await store.readAll({
-      ...(head === undefined ? {} : { after: head }),
-      limit: 5_000,
-    });
-    if (page.length === 0) return head;
-    head = page.at(-1)!.position;
-  }
 }
 
 /**
@@ -346,12 +344,12 @@ async function headPosition(store: EventStore): Promise<bigint | undefined> {
  * event naming one of its rounds or tables) fails, naming the player. Credits of an earlier
  * file's rounds that land late name those rounds and stay out, unremarked.
  */
-function streamsCreatedAfter(store: EventStore, joined: bigint | undefined): EventStore {
+function streamsCreatedAfter(store: EventStore, joined: bigint): EventStore {
   const readAll = async (options: ReadAllOptions = {}): Promise<RecordedEvent[]> => {
     const events: RecordedEvent[] = [];
     for (;;) {
       const after = events.at(-1)?.position ?? joined;
-      const page = await store.readAll({ ...(after === undefined ? {} : { after }), limit: 5_000 });
+      const page = await store.readAll({ after, limit: 5_000 });
       events.push(...page);
       if (page.length < 5_000) break;
     }

@@ -12,9 +12,10 @@ import { Cluster, type ServiceName } from './cluster.js';
  * its own (those start a cluster of their own, as before). Starting five or six processes per
  * file was most of the run's time.
  *
- * Files stay independent: each uses tables and players of its own, files run one at a time
- * (maxWorkers 1), and each file's harness sees only the streams created after it started
- * (harness.ts), so any file or test still runs alone.
+ * Files stay independent: each uses tables and players of its own, one file at a time has the
+ * deployment (each waits for its lock, harness.ts; files with processes of their own run beside
+ * it), and each file's harness sees only the streams created after it took the lock, so any
+ * file or test still runs alone.
  */
 
 /**
