@@ -16,24 +16,16 @@ import {
   type RoundRules,
   type WalletEvent,
 } from '@croupier/contracts';
-import type { EventStore, RecordedEvent } from '@croupier/eventstore';
+import { untilReadable, type EventStore, type RecordedEvent } from '@croupier/eventstore';
 
 /**
- * Every event of the store, in global order. PostgreSQL shows a committed event only once every
- * transaction that began before it has ended (ADR 0002), any transaction on the server: the
- * store is read again until two reads in a row agree (at most a few times), so a count taken
- * before a request includes what committed before it.
+ * Every event of the store, in global order, with everything committed before the call: a SQL
+ * store shows a committed event only once every transaction that began before it has ended, any
+ * transaction on the server (ADR 0048), so the read waits until the log is readable that far.
  */
 export async function allEvents(store: EventStore): Promise<RecordedEvent[]> {
-  let events = await readEverything(store);
-  for (let attempt = 0; attempt < 10; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const again = await readEverything(store);
-    if (again.length === events.length && again.at(-1)?.position === events.at(-1)?.position)
-      return again;
-    events = again;
-  }
-  return events;
+  await untilReadable(store);
+  return readEverything(store);
 }
 
 async function readEverything(store: EventStore): Promise<RecordedEvent[]> {

@@ -1,6 +1,8 @@
 import {
   backoffs,
+  LogHeldBackError,
   ProjectionOwnershipLostError,
+  untilReadable,
   validateModelName,
   type Document,
   type DocumentWrite,
@@ -170,14 +172,6 @@ export interface ProjectionStatus {
 
 /** The first look again for a commit told of that an older transaction still holds back. */
 const HELD_BACK_FIRST_MS = 5;
-
-/**
- * How soon `syncToHead` looks again whether an older transaction still holds the log back: at
- * first soon (it is mostly another short append), then less often, so that requests waiting out
- * a long transaction do not flood the database with looks.
- */
-const READABLE_FIRST_LOOK_MS = 5;
-const READABLE_LAST_LOOK_MS = 100;
 
 /** How long a wake-up that names no position keeps the runner polling at its short interval. */
 const UNCERTAIN_WAKE_MS = 2_000;
@@ -452,34 +446,26 @@ export class ProjectionRunner {
   /**
    * Waits until the log is readable up to what was committed before the call; answers how far
    * it is readable. A transaction that began earlier and still runs, in any database of the
-   * server, holds back what commits after it (ADR 0002): models synced to the readable end alone
-   * would read as if a commit already answered to its writer had not happened.
+   * server, holds back what commits after it (ADR 0048): models synced to the readable end alone
+   * would read as if a commit already answered to its writer had not happened. `untilReadable`
+   * looks soon at first (mostly another short append), then less often, so that requests
+   * waiting out a long transaction do not flood the database with looks.
    */
   async #readableUpTo(
     models: readonly Model[],
     deadline: number,
     timeout: number,
   ): Promise<bigint> {
-    const head = await this.#store.head();
-    let readable = head.readable;
-    const committed = head.committed;
-    const pauses = backoffs.exponential({
-      baseMs: READABLE_FIRST_LOOK_MS,
-      capMs: READABLE_LAST_LOOK_MS,
-      jitter: 0,
-    });
-    for (let look = 1; readable < committed; look++) {
-      if (Date.now() >= deadline)
-        throw new ProjectionLagError(
-          models.map((model) => model.projection.name),
-          committed,
-          timeout,
-        );
-      const pause = Math.min(pauses(look), deadline - Date.now());
-      await new Promise((resolve) => setTimeout(resolve, pause));
-      ({ readable } = await this.#store.head());
+    try {
+      return await untilReadable(this.#store, { timeoutMs: Math.max(0, deadline - Date.now()) });
+    } catch (error) {
+      if (!(error instanceof LogHeldBackError)) throw error;
+      throw new ProjectionLagError(
+        models.map((model) => model.projection.name),
+        error.committed,
+        timeout,
+      );
     }
-    return readable;
   }
 
   /**

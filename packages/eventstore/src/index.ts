@@ -39,6 +39,7 @@ export {
 } from './hash-chain.js';
 export { decodePosition, encodePosition } from './position.js';
 export { backoffs, WakeSignal, type Backoff } from './backoff.js';
+export { LogHeldBackError, untilReadable } from './readable.js';
 export { MAX_STREAM_NAME_LENGTH } from './validation.js';
 export { createEventStore, type EventStoreConfig } from './factory.js';
 export { MemoryEventStore } from './memory/memory-event-store.js';

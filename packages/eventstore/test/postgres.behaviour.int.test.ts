@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { withClient } from '@croupier/testkit';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { chainContent, type EventStore } from '../src/index.js';
+import { chainContent, LogHeldBackError, untilReadable, type EventStore } from '../src/index.js';
 import {
   event,
   events,
@@ -67,6 +67,31 @@ describe('postgres: a transaction that commits late is not skipped', () => {
     );
     expect(recorder.received.map((e) => e.type)).toEqual(['EarlyButSlow', 'LateButFast']);
     await recorder.subscription.stop();
+  });
+});
+
+describe('postgres: untilReadable', () => {
+  it('waits out a transaction that holds the log back, and gives up naming both ends', async () => {
+    const prefix = uniqueName('held');
+    await withClient(database.get().connectionString, async (other) => {
+      // A transaction with an id, in another session: what commits after it is held back.
+      await other.query('BEGIN');
+      await other.query('SELECT pg_current_xact_id()');
+      const appended = await store.append(`${prefix}-a`, [event('Committed')], {
+        expectedVersion: 'no-stream',
+      });
+      const gaveUp = await untilReadable(store, { timeoutMs: 150 }).catch(
+        (error: unknown) => error,
+      );
+      expect(gaveUp).toBeInstanceOf(LogHeldBackError);
+      expect((gaveUp as LogHeldBackError).committed).toBeGreaterThanOrEqual(appended.position);
+      expect((gaveUp as LogHeldBackError).readable).toBeLessThan(appended.position);
+      const waited = untilReadable(store);
+      await sleep(200);
+      await other.query('COMMIT');
+      expect(await waited).toBeGreaterThanOrEqual(appended.position);
+      expect(await store.readAll({ filter: { streamPrefix: prefix } })).toHaveLength(1);
+    });
   });
 });
 

@@ -14,7 +14,7 @@ import {
   type WalletAudit,
 } from '@croupier/audit';
 import { presetConfig, streams, type TableConfig } from '@croupier/contracts';
-import { createEventStore, type EventStore } from '@croupier/eventstore';
+import { createEventStore, untilReadable, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -27,7 +27,7 @@ import {
   type System,
 } from '../src/index.js';
 import { as, openRoundWhenFree, startCasino, waitForWallets } from './support/casino.js';
-import { SqlTamper, untilReadable, type Row } from './support/sql-tamper.js';
+import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
 
 /**

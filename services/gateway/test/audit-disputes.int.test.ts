@@ -14,7 +14,7 @@ import {
   streams,
   type TableConfig,
 } from '@croupier/contracts';
-import { createEventStore, type EventStore } from '@croupier/eventstore';
+import { createEventStore, untilReadable, type EventStore } from '@croupier/eventstore';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadRoundEvidence, loadShoeEvidence, rebuildProjections } from '../src/index.js';
@@ -28,7 +28,7 @@ import {
   type Casino,
 } from './support/casino.js';
 import { eventually } from './support/settlement-play.js';
-import { SqlTamper, untilReadable, type Row } from './support/sql-tamper.js';
+import { SqlTamper, type Row } from './support/sql-tamper.js';
 import { named } from './support/tamper.js';
 
 /**

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Role } from '@croupier/contracts';
-import type { EventStore } from '@croupier/eventstore';
+import { untilReadable, type EventStore } from '@croupier/eventstore';
 import { ConfigError, loadConfig, openStore, type GatewayConfig } from '@croupier/gateway';
 import { TokenAuthority } from '@croupier/http';
 import { UsageError } from '../io.js';
@@ -79,10 +79,16 @@ export async function openConfiguredStore(config: GatewayConfig): Promise<EventS
   }
 }
 
-/** Runs `work` on the configured store and closes it afterwards, whatever happens. */
+/**
+ * Runs `work` on the configured store and closes it afterwards, whatever happens. The work reads
+ * everything committed before the command started: a SQL store holds back what commits after a
+ * transaction still running on its server, so the command first waits until the log is readable
+ * that far (up to 10 s, then it fails naming both positions rather than audit a log cut short).
+ */
 export async function withStore<T>(work: (store: EventStore) => Promise<T>): Promise<T> {
   const store = await openConfiguredStore(gatewayConfig());
   try {
+    await untilReadable(store);
     return await work(store);
   } finally {
     await store.close();

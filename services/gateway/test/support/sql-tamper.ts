@@ -1,6 +1,6 @@
 import { digestValueOf } from '@croupier/audit';
 import { roundIdOf, streams } from '@croupier/contracts';
-import { chainHash, GENESIS_HASH, type EventStore } from '@croupier/eventstore';
+import { chainHash, GENESIS_HASH, untilReadable, type EventStore } from '@croupier/eventstore';
 import { withClient, type IsolatedPostgres } from '@croupier/testkit';
 
 /**
@@ -30,9 +30,6 @@ interface EventRow {
   metadata: Record<string, unknown>;
   recorded_at: Date;
 }
-
-/** How long a tampering waits for the log to show it (a transaction elsewhere holds it back). */
-const READABLE_WITHIN_MS = 10_000;
 
 export class SqlTamper {
   /**
@@ -166,24 +163,5 @@ export class SqlTamper {
       };
       return rows;
     });
-  }
-}
-
-/**
- * Returns once everything committed so far can be read from `store`'s log: a direct read of the
- * log (the audit's, in these tests) right after a commit may otherwise miss it while a
- * transaction elsewhere on the server holds the log back (ADR 0048). The HTTP routes wait the
- * same way before they answer.
- */
-export async function untilReadable(store: EventStore): Promise<void> {
-  const deadline = Date.now() + READABLE_WITHIN_MS;
-  for (;;) {
-    const { readable, committed } = await store.head();
-    if (readable >= committed) return;
-    if (Date.now() > deadline)
-      throw new Error(
-        `the log stayed readable only to ${readable} of ${committed} for ${READABLE_WITHIN_MS} ms: a transaction on the server holds it back`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
