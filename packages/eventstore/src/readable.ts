@@ -34,7 +34,9 @@ export async function untilReadable(
   { timeoutMs = 10_000 }: { readonly timeoutMs?: number } = {},
 ): Promise<bigint> {
   const deadline = Date.now() + timeoutMs;
-  let { readable, committed } = await store.head();
+  const head = await store.head();
+  const committed = head.committed;
+  let readable = head.readable;
   const pauses = backoffs.exponential({ baseMs: FIRST_LOOK_MS, capMs: LAST_LOOK_MS, jitter: 0 });
   for (let look = 1; readable < committed; look++) {
     const left = deadline - Date.now();
