@@ -15,7 +15,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../port.js';
-import { decodePosition, encodePosition } from '../position.js';
+import { decodePosition } from '../position.js';
 import {
   validateAppend,
   validateReadAllOptions,
@@ -35,7 +35,7 @@ import { SqlProjectionStorage } from '../projections/sql-projection-storage.js';
 import type { ProjectionStorage } from '../projections/projection-storage.js';
 import { SqlSnapshotStorage } from '../snapshots/sql-snapshot-storage.js';
 import type { SnapshotStorage } from '../snapshots/snapshot-storage.js';
-import { toRecordedEvent } from './rows.js';
+import { positionOf, toRecordedEvent } from './rows.js';
 import { statements, type EventRow, type HeadsRow, type Statements } from './statements.js';
 import {
   openSqlSession,
@@ -153,7 +153,7 @@ export class SqlEventStore implements EventStore {
     const { rows } = await this.#driver.query<HeadsRow>(this.#sql.heads);
     const row = rows[0];
     const at = (transactionId: string | null, sequence: unknown) =>
-      transactionId === null ? 0n : encodePosition(BigInt(transactionId), int8(sequence));
+      transactionId === null ? 0n : positionOf(transactionId, sequence);
     return {
       readable: at(row?.readable_transaction_id ?? null, row?.readable_sequence),
       committed: at(row?.committed_transaction_id ?? null, row?.committed_sequence),

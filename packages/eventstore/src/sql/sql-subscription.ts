@@ -5,11 +5,11 @@ import type {
   SessionSignals,
   SubscriptionTuning,
 } from '../checkpointed-subscription.js';
-import { decodePosition, encodePosition } from '../position.js';
+import { decodePosition } from '../position.js';
 import { matchesFilter, type NormalizedFilter } from '../validation.js';
-import { int8, int8Param, type SqlDriver } from './driver.js';
+import { int8Param, type SqlDriver } from './driver.js';
 import type { AppendedBatch } from './group-append.js';
-import { toRecordedEvent } from './rows.js';
+import { positionOf, toRecordedEvent } from './rows.js';
 import type { PageRow, Statements } from './statements.js';
 
 export type SqlSubscriptionTuning = SubscriptionTuning;
@@ -152,7 +152,7 @@ export async function openSqlSession(
     async head(): Promise<bigint | null> {
       const { rows } = await session.query<{ transaction_id: string; sequence: unknown }>(sql.head);
       const row = rows[0];
-      return row ? encodePosition(BigInt(row.transaction_id), int8(row.sequence)) : null;
+      return row ? positionOf(row.transaction_id, row.sequence) : null;
     },
 
     async readPage(after: bigint, filter: NormalizedFilter, limit: number): Promise<LogPage> {
@@ -169,7 +169,7 @@ export async function openSqlSession(
         wakeFilter.read(filter, null);
         return { events: [], head: null };
       }
-      const head = encodePosition(BigInt(first.head_transaction_id), int8(first.head_sequence));
+      const head = positionOf(first.head_transaction_id, first.head_sequence);
       wakeFilter.read(filter, head);
       return {
         // The head comes on every row; a page that matched nothing is one row without an event.

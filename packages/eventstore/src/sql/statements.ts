@@ -36,6 +36,10 @@ const SETTLED = `e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 /** The SQL text of every statement, for one schema. Shared by the postgres and pglite adapters. */
 export function statements(schema: string) {
   const s = quoteSchema(schema);
+  /** The newest event's position among those `where` admits ('' for every committed one). */
+  const newest = (where: string) =>
+    `SELECT e.transaction_id::text AS transaction_id, e.sequence FROM ${s}.events e ${where}
+      ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1`;
   return {
     /**
      * One group of appends (see append_groups): $1 streams, $2 expected, $3 counts, $4 head hash the
@@ -99,16 +103,12 @@ export function statements(schema: string) {
       ORDER BY page.transaction_id::xid8, page.sequence`,
 
     /** Newest settled position: where a subscription that starts at 'end' begins. */
-    head: `SELECT e.transaction_id::text AS transaction_id, e.sequence FROM ${s}.events e
-      WHERE ${SETTLED} ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1`,
+    head: newest(`WHERE ${SETTLED}`),
 
     /** The newest settled and the newest committed position, in one snapshot (LogHead). */
-    heads: `SELECT r.transaction_id::text AS readable_transaction_id, r.sequence AS readable_sequence,
-        c.transaction_id::text AS committed_transaction_id, c.sequence AS committed_sequence
-      FROM (SELECT e.transaction_id, e.sequence FROM ${s}.events e
-        ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1) c
-      LEFT JOIN (SELECT e.transaction_id, e.sequence FROM ${s}.events e WHERE ${SETTLED}
-        ORDER BY e.transaction_id DESC, e.sequence DESC LIMIT 1) r ON true`,
+    heads: `SELECT r.transaction_id AS readable_transaction_id, r.sequence AS readable_sequence,
+        c.transaction_id AS committed_transaction_id, c.sequence AS committed_sequence
+      FROM (${newest('')}) c LEFT JOIN (${newest(`WHERE ${SETTLED}`)}) r ON true`,
 
     /** $1 name */
     loadCheckpoint: `SELECT position::text AS position FROM ${s}.subscription_checkpoints WHERE name = $1::text`,
