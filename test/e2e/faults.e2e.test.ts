@@ -22,6 +22,8 @@ describe('a stalled deal, left alone', () => {
     harness = await startHarness({
       store: 'memory',
       env: { DEALING_STALL_MS: '300', VOID_AFTER_PAUSE_MS: '600' },
+      // A stall of 300 ms is the point: in the distributed run, no file beside it.
+      alone: true,
     });
     await openTable(harness.api, 'fault-scan', 'generic', { cardSource: 'scanner' });
     await fund(harness.api, ['gus'], 10_000);

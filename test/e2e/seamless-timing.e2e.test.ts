@@ -32,6 +32,8 @@ describe('seamless mode: the debit budget ends at the betting close; credits acr
     wallet = await startOperatorWallet();
     harness = await startHarness({
       store: 'memory',
+      // Windows of a few hundred milliseconds: in the distributed run, no file beside it.
+      alone: true,
       env: {
         WALLET_MODE: 'seamless',
         OPERATOR_WALLET_URL: wallet.url,

@@ -10,7 +10,6 @@ import { buildApp, loadConfig, System, type GatewayConfig } from '@croupier/gate
 import type { HttpApp } from '@croupier/http';
 import type { SettlementBus } from '@croupier/messaging';
 import { isolatedPostgres, type IsolatedPostgres } from '@croupier/testkit';
-import pg from 'pg';
 import { pino } from 'pino';
 import { inject } from 'vitest';
 import { mkdtempSync } from 'node:fs';
@@ -26,6 +25,7 @@ import {
   type Deployment,
   type ServiceName,
 } from './cluster.js';
+import { takeRunLocks, type RunLocks } from './run-locks.js';
 import type { SharedClusterInfo } from './shared-cluster.js';
 
 export interface HarnessOptions {
@@ -54,6 +54,11 @@ export interface HarnessOptions {
    * shared deployment's gets processes of its own anyway.
    */
   readonly ownCluster?: boolean;
+  /**
+   * Distributed run only: the file's timings need the machine to itself, so no other file runs
+   * beside it (support/run-locks.ts). For files whose windows are a few hundred milliseconds.
+   */
+  readonly alone?: boolean;
 }
 
 /** A running Croupier for one test file: the system, its HTTP app (no port) and a client. */
@@ -196,7 +201,12 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
     shared !== undefined &&
     options.ownCluster !== true &&
     Object.entries(options.env ?? {}).every(([name, value]) => shared.env[name] === value);
-  if (fits) return joinSharedCluster(shared);
+  const alone = options.alone === true;
+  if (fits)
+    return joinSharedCluster(shared, await takeRunLocks(shared, { alone, deployment: true }));
+  // Outside the distributed run's config (one file run by hand) there is nobody to share with.
+  const locks =
+    shared === undefined ? null : await takeRunLocks(shared, { alone, deployment: false });
   const postgres = await isolatedPostgres('dist');
   const redis = await startRedisServer({ persistent: true });
   let cluster: Cluster | null = null;
@@ -222,6 +232,7 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
     await cluster?.stop();
     await redis.cleanup();
     await postgres.drop();
+    await locks?.release();
     throw error;
   }
   const route = (path: string) => {
@@ -259,24 +270,21 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
       await store.close();
       await redis.cleanup();
       await postgres.drop();
+      await locks?.release();
     },
   };
 }
 
 /**
  * A file on the run's shared deployment (support/shared-cluster.ts): its processes were started
- * once for the run, with the gateway. One file at a time has it: the file waits for the
- * deployment's lock (a PostgreSQL advisory lock, held on a connection of the file's own until it
- * closes the harness, or until its worker dies), while files with processes of their own run
- * beside it. The file's store is a view of the streams created after it took the lock, so what
+ * once for the run, with the gateway. One file at a time has it (the deployment lock,
+ * support/run-locks.ts, held until the file closes the harness or its worker dies), while files
+ * with processes of their own run beside it. The file's store is a view of the streams created after it took the lock, so what
  * it reads of the log is its own tables', rounds', shoes' and players' events, as on a
  * deployment of its own (streams written by every file, like the day's security log, are left
  * out).
  */
-async function joinSharedCluster(shared: SharedClusterInfo): Promise<Harness> {
-  const lock = new pg.Client({ connectionString: shared.databaseUrl });
-  await lock.connect();
-  await lock.query('SELECT pg_advisory_lock(hashtext($1))', [shared.schema]);
+async function joinSharedCluster(shared: SharedClusterInfo, locks: RunLocks): Promise<Harness> {
   const connection = await createEventStore({
     kind: 'postgres',
     connectionString: shared.databaseUrl,
@@ -325,8 +333,8 @@ async function joinSharedCluster(shared: SharedClusterInfo): Promise<Harness> {
       Promise.reject(new Error('restart is not available in the distributed deployment')),
     async close() {
       await connection.close();
-      // Ending the session releases the lock: the next file may take the deployment.
-      await lock.end();
+      // The next file may take the deployment.
+      await locks.release();
     },
   };
 }
