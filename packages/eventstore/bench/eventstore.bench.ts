@@ -381,8 +381,9 @@ function ratios(baselineInsertsPerSec: number): Result {
       ungroupedBatch / rate('emmett-postgresql', 10, 'eventsPerSec'),
       3,
     ),
-    targets: 'single >= 0.6 of INSERT and >= 2x Emmett; batch 10 >= 1.5x Emmett',
-    meetsTargets: singleVsBaseline >= 0.6 && singleVsEmmett >= 2 && batchVsEmmett >= 1.5,
+    // Issue 14's floor against the INSERT, issue 27's against Emmett.
+    targets: 'single >= 0.6 of INSERT and >= 3x Emmett; batch 10 >= 2x Emmett',
+    meetsTargets: singleVsBaseline >= 0.6 && singleVsEmmett >= 3 && batchVsEmmett >= 2,
   };
 }
 
