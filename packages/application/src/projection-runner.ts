@@ -173,6 +173,9 @@ export interface ProjectionStatus {
 /** The first look again for a commit told of that an older transaction still holds back. */
 const HELD_BACK_FIRST_MS = 5;
 
+/** How long `start()` waits for a log held back by a transaction elsewhere (ADR 0048). */
+const START_SYNC_TIMEOUT_MS = 60_000;
+
 /** How long a wake-up that names no position keeps the runner polling at its short interval. */
 const UNCERTAIN_WAKE_MS = 2_000;
 
@@ -272,7 +275,9 @@ export class ProjectionRunner {
 
   /**
    * Starts running; resolves once every model this process could take is caught up with the log
-   * from its stored checkpoint (a store away at start-up is waited for).
+   * from its stored checkpoint (a store away at start-up is waited for): with everything
+   * committed before the call, not only what was readable when it read (ADR 0048; a
+   * transaction elsewhere holding the log back for more than a minute fails the start).
    */
   async start(): Promise<void> {
     if (this.#running) return;
@@ -284,6 +289,13 @@ export class ProjectionRunner {
     });
     this.#loop = this.#run();
     await caughtUp;
+    // The models this process took; another process's are its own to run.
+    const taken = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
+    if (taken.length > 0)
+      await this.syncToHead(
+        taken.map((m) => m.projection.name),
+        START_SYNC_TIMEOUT_MS,
+      );
   }
 
   async stop(): Promise<void> {

@@ -181,6 +181,29 @@ describe('syncToHead while an older transaction runs (ADR 0002)', () => {
     }
   });
 
+  it('start() resolves with what was committed before it applied, held back or not', async () => {
+    const { postgres, store, storage } = await openPostgres();
+    const runner = new ProjectionRunner(store, storage, { pollIntervalMs: 50 });
+    runner.register(new TallyProjection());
+    try {
+      await holdingBack(postgres.connectionString, async (release) => {
+        await store.append('before-start', added(6), { expectedVersion: 'no-stream' });
+        let started = false;
+        const start = runner.start().then(() => {
+          started = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(started).toBe(false);
+        await release();
+        await start;
+      });
+      expect(await storage.get('tally', 'before-start')).toEqual({ revisions: ['0'], total: 6 });
+    } finally {
+      await runner.stop();
+      await store.close();
+    }
+  });
+
   it('gives up at its timeout with ProjectionLagError, not a stale answer', async () => {
     const { postgres, store, runner, close } = await tallyRunner(50);
     try {
