@@ -53,11 +53,19 @@ async function valueOf(registry: Registry, name: string, labels: Record<string, 
 /** A store that counts the events its readers are handed: what a scrape or a start costs. */
 function countingReads(store: MemoryEventStore): { store: EventStore; read: () => number } {
   let read = 0;
-  const counted = Object.create(store) as EventStore;
-  counted.readAll = async (options) => {
-    const events = await store.readAll(options);
-    read += events.length;
-    return events;
+  // Every method delegated to the store itself (its private fields need it as the receiver).
+  const counted: EventStore = {
+    append: (stream, events, options) => store.append(stream, events, options),
+    readStream: (stream, options) => store.readStream(stream, options),
+    readAll: async (options) => {
+      const events = await store.readAll(options);
+      read += events.length;
+      return events;
+    },
+    head: () => store.head(),
+    subscribe: (options) => store.subscribe(options),
+    verifyStream: (stream) => store.verifyStream(stream),
+    close: () => store.close(),
   };
   return { store: counted, read: () => read };
 }
