@@ -289,13 +289,22 @@ export class ProjectionRunner {
     });
     this.#loop = this.#run();
     await caughtUp;
-    // The models this process took; another process's are its own to run.
-    const taken = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
-    if (taken.length > 0)
-      await this.syncToHead(
-        taken.map((m) => m.projection.name),
-        START_SYNC_TIMEOUT_MS,
-      );
+    // The models this process took; another process's are its own to run. A model that stops
+    // at an event it cannot apply is told of as before (onError, its state), and the others
+    // are synced without it.
+    for (;;) {
+      const taken = [...this.#models.values()].filter((m) => m.held && m.stopped === null);
+      if (taken.length === 0) return;
+      try {
+        await this.syncToHead(
+          taken.map((m) => m.projection.name),
+          START_SYNC_TIMEOUT_MS,
+        );
+        return;
+      } catch (error) {
+        if (!(error instanceof ProjectionStoppedError)) throw error;
+      }
+    }
   }
 
   async stop(): Promise<void> {
