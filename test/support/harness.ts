@@ -279,10 +279,10 @@ async function startDistributedHarness(options: HarnessOptions): Promise<Harness
  * A file on the run's shared deployment (support/shared-cluster.ts): its processes were started
  * once for the run, with the gateway. One file at a time has it (the deployment lock,
  * support/run-locks.ts, held until the file closes the harness or its worker dies), while files
- * with processes of their own run beside it. The file's store is a view of the streams created after it took the lock, so what
- * it reads of the log is its own tables', rounds', shoes' and players' events, as on a
- * deployment of its own (streams written by every file, like the day's security log, are left
- * out).
+ * with processes of their own run beside it. The file's store is a view of the streams created
+ * after it took the lock, so what it reads of the log is its own tables', rounds', shoes' and
+ * players' events, as on a deployment of its own (streams written by every file, like the day's
+ * security log, are left out).
  */
 async function joinSharedCluster(shared: SharedClusterInfo, locks: RunLocks): Promise<Harness> {
   const connection = await createEventStore({

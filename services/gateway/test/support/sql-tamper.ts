@@ -43,11 +43,21 @@ export class SqlTamper {
     private readonly store: EventStore,
   ) {}
 
-  /** Runs SQL against the isolated schema; `EVENTS` and `STREAMS` name its tables. */
+  /**
+   * Runs SQL against the isolated schema; `EVENTS` and `STREAMS` name its tables. A tampering:
+   * returns once the log is readable past it.
+   */
   async sql<R extends object = Record<string, unknown>>(
     text: string,
     params: unknown[] = [],
   ): Promise<R[]> {
+    const rows = await this.#query<R>(text, params);
+    await untilReadable(this.store);
+    return rows;
+  }
+
+  /** A query that changes nothing: nothing to wait for. */
+  async #query<R extends object>(text: string, params: unknown[]): Promise<R[]> {
     const { schema, connectionString } = this.postgres;
     const result = await withClient(connectionString, (client) =>
       client.query<R>(
@@ -57,12 +67,11 @@ export class SqlTamper {
         params,
       ),
     );
-    await untilReadable(this.store);
     return result.rows;
   }
 
   async rows(stream: string): Promise<Row[]> {
-    const found = await this.sql<EventRow>(
+    const found = await this.#query<EventRow>(
       `SELECT transaction_id::text AS xid, sequence::text AS seq, event_id::text AS id,
               event_type, data, metadata, recorded_at
          FROM EVENTS WHERE stream_name = $1 ORDER BY stream_revision`,
